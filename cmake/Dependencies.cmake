@@ -1,0 +1,41 @@
+# Every dependency is a Debian 12 package. A missing one stops the configure step with the name of
+# the package to install (scripts/run and scripts/test install them all).
+
+function(racktwin_missing what package)
+  message(FATAL_ERROR
+    "racktwin: ${what} was not found.\n"
+    "Install the Debian package '${package}':  sudo apt-get install ${package}\n"
+    "(scripts/run and scripts/test install every missing package for you.)")
+endfunction()
+
+find_package(PkgConfig QUIET)
+if(NOT PkgConfig_FOUND)
+  racktwin_missing("pkg-config" "pkg-config")
+endif()
+
+find_package(yaml-cpp CONFIG QUIET)
+if(NOT yaml-cpp_FOUND)
+  racktwin_missing("yaml-cpp" "libyaml-cpp-dev")
+endif()
+
+find_package(fmt CONFIG QUIET)
+if(NOT fmt_FOUND)
+  racktwin_missing("fmt" "libfmt-dev")
+endif()
+
+find_package(CLI11 CONFIG QUIET)
+if(NOT CLI11_FOUND)
+  racktwin_missing("CLI11" "libcli11-dev")
+endif()
+
+find_package(nlohmann_json CONFIG QUIET)
+if(NOT nlohmann_json_FOUND)
+  racktwin_missing("nlohmann-json" "nlohmann-json3-dev")
+endif()
+
+if(BUILD_TESTING OR NOT DEFINED BUILD_TESTING)
+  find_package(GTest CONFIG QUIET)
+  if(NOT GTest_FOUND)
+    racktwin_missing("GoogleTest" "libgtest-dev")
+  endif()
+endif()

@@ -1,0 +1,64 @@
+#include "core/catalog.hpp"
+
+namespace racktwin {
+
+std::string to_string(ComputeClass c) {
+  switch (c) {
+    case ComputeClass::fp4: return "fp4";
+    case ComputeClass::fp8: return "fp8";
+    case ComputeClass::bf16: return "bf16";
+  }
+  return "?";
+}
+
+std::optional<ComputeClass> compute_class_from_string(std::string_view s) {
+  if (s == "fp4") return ComputeClass::fp4;
+  if (s == "fp8") return ComputeClass::fp8;
+  if (s == "bf16") return ComputeClass::bf16;
+  return std::nullopt;
+}
+
+std::string to_string(ScaleUpTopology t) {
+  return t == ScaleUpTopology::switched ? "switched" : "full_mesh";
+}
+
+std::string to_string(HostPlacement p) {
+  switch (p) {
+    case HostPlacement::separate_rack: return "separate_rack";
+    case HostPlacement::in_compute_tray: return "in_compute_tray";
+    case HostPlacement::in_server: return "in_server";
+  }
+  return "?";
+}
+
+std::string to_string(AttentionKind k) { return k == AttentionKind::gqa ? "gqa" : "mla"; }
+
+int System::racks_per_domain() const {
+  const int per_rack = xpus_per_rack();
+  if (per_rack <= 0) return 0;
+  return (domain_xpus + per_rack - 1) / per_rack;
+}
+
+const System* Catalog::find_system(std::string_view id) const {
+  auto it = systems.find(std::string(id));
+  return it == systems.end() ? nullptr : it->second.get();
+}
+
+const Model* Catalog::find_model(std::string_view id) const {
+  auto it = models.find(std::string(id));
+  return it == models.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> Catalog::system_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& [id, _] : systems) ids.push_back(id);
+  return ids;
+}
+
+std::vector<std::string> Catalog::model_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& [id, _] : models) ids.push_back(id);
+  return ids;
+}
+
+}  // namespace racktwin

@@ -1,0 +1,230 @@
+#pragma once
+// Immutable catalog types: sources, number formats, chips, systems and models.
+//
+// The typed fields are what the models compute with. Beside them every entry keeps `fields`, the
+// record of each value as it was written in the catalog with its provenance (the source it cites,
+// or the flag that it is an assumption and why), so that reports can list the assumptions a result
+// rests on and `racktwin catalog show` can print every figure with its source.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace racktwin {
+
+// Where a catalog value comes from.
+struct Provenance {
+  std::vector<std::string> sources;  // ids into Catalog::sources
+  bool assumption = false;           // true when the value is not published
+  std::string reason;                // why the assumed value was chosen (required if assumption)
+  std::string note;                  // optional remark (a published range, a rounding, ...)
+};
+
+// One value of an entry as written in the catalog, with its provenance.
+struct FieldRecord {
+  std::string path;  // relative to the entry, e.g. "scale_up.tiers[0].bandwidth_per_xpu"
+  std::string text;  // the value as written, e.g. "15.4 TB/s"
+  Provenance provenance;
+};
+
+using FieldRecords = std::vector<FieldRecord>;
+
+struct Source {
+  std::string id;
+  std::string citation;  // full reference: title, publisher or repository/path, date
+  std::string url;       // may be empty
+};
+
+// Numeric precision of tensor-core arithmetic (the peak-throughput classes a chip lists).
+enum class ComputeClass { fp4, fp8, bf16 };
+std::string to_string(ComputeClass c);
+std::optional<ComputeClass> compute_class_from_string(std::string_view s);
+
+// How weights or KV entries are stored, e.g. mxfp4 = 4-bit elements + one 8-bit scale per 32.
+struct NumberFormat {
+  std::string id;
+  std::string description;
+  double bits_per_element = 0;  // storage including scales
+  ComputeClass compute;         // the tensor-core class it computes in when the chip supports it
+  FieldRecords fields;
+};
+
+struct Chip {
+  std::string id;
+  std::string name;
+  std::string vendor;
+  std::string description;
+  int compute_dies = 1;
+  std::string memory_kind;  // "HBM3", "HBM3e", "HBM4"
+  Bytes hbm_capacity;
+  BytesPerSecond hbm_bandwidth;
+  std::map<ComputeClass, FlopsPerSecond> dense_peak;  // absent class = not supported natively
+  Watts tdp;                                          // rated package power
+  std::optional<Watts> sustained_power;               // measured sustained, where published
+  FieldRecords fields;
+};
+
+// One tier of the scale-up network, from the innermost (e.g. within a rack) to the whole domain.
+struct NetworkTier {
+  std::string name;                  // "tray", "rack", "domain"
+  int xpus = 0;                      // XPUs reachable within this tier
+  int switch_hops = 0;               // switch traversals between two XPUs of this tier (0 = direct)
+  BytesPerSecond bandwidth_per_xpu;  // per direction, per XPU, to peers in this tier
+  Seconds latency;                   // one-way latency of a small message between two XPUs
+};
+
+enum class ScaleUpTopology { switched, full_mesh };
+std::string to_string(ScaleUpTopology t);
+
+enum class HostPlacement { separate_rack, in_compute_tray, in_server };
+std::string to_string(HostPlacement p);
+
+struct ComputeTray {
+  std::string name;  // "Vindaloo", "GB200 compute tray", "HGX B200 baseboard"
+  int xpus = 0;
+  int cpus = 0;      // CPUs inside the compute tray (Grace on NVL72); 0 if hosts are separate
+};
+
+struct SwitchTrays {
+  std::string name;     // "Chana", "NVLink switch tray"; empty when there are none
+  int per_rack = 0;     // 0 for a direct mesh or an on-board switch
+  std::string asic;     // "Broadcom Tomahawk 6"
+  int asics_per_tray = 0;
+  BytesPerSecond asic_bandwidth;  // switching capacity per ASIC
+  int local_domain_trays = 0;     // trays serving the rack-local domain
+  int uplink_trays = 0;           // trays joining racks into the larger domain
+};
+
+struct HostSpec {
+  std::string name;  // "Katsu", "Grace", "x86 host"
+  HostPlacement placement = HostPlacement::in_server;
+  int per_compute_tray = 1;   // host trays per compute tray (separate_rack)
+  int trays_per_rack = 0;     // host trays per host rack (separate_rack)
+  int cpus = 0;               // CPUs per host tray / server
+  std::string cpu_model;
+  Bytes dram;                        // per host tray / server
+  BytesPerSecond link_bandwidth_per_xpu;  // host <-> XPU, per direction
+};
+
+struct PowerFigures {
+  std::optional<Watts> compute_rack;           // budget of one compute (ASIC/GPU) rack
+  std::optional<Watts> host_rack_provisioned;  // separate host rack: provisioned
+  std::optional<Watts> host_rack_production;   // separate host rack: drawn in production
+  std::optional<Watts> rack_pair;              // compute rack + host rack
+  std::optional<Watts> server;                 // one 8-XPU server (HGX, MI)
+  std::optional<Watts> all_in_per_xpu;         // provisioned utility power per XPU, where published
+};
+
+struct ServingStack {
+  std::string engine;          // "Teacup", "TensorRT-LLM / Dynamo", "SGLang", ...
+  bool mtp = true;             // multi-token prediction / speculative decoding available
+  bool disaggregation = true;  // prefill/decode disaggregation available
+};
+
+struct System {
+  std::string id;
+  std::string name;
+  std::string description;
+  std::string chip_id;
+  std::shared_ptr<const Chip> chip;
+  ComputeTray compute_tray;
+  int compute_trays_per_rack = 0;
+  SwitchTrays switches;
+  HostSpec host;
+  int domain_xpus = 0;  // XPUs of one scale-up domain
+  ScaleUpTopology topology = ScaleUpTopology::switched;
+  std::vector<NetworkTier> scale_up;  // innermost first; the last one spans the domain
+  BytesPerSecond scale_out_bandwidth_per_xpu;
+  Seconds scale_out_latency;
+  PowerFigures power;
+  std::optional<UsdPerSecond> tco_per_xpu;  // all-in cost of ownership per XPU-hour, where published
+  ServingStack serving;
+  std::string status;  // availability / schedule, free text
+  FieldRecords fields;
+
+  int xpus_per_rack() const { return compute_tray.xpus * compute_trays_per_rack; }
+  int racks_per_domain() const;
+};
+
+enum class AttentionKind { gqa, mla };
+std::string to_string(AttentionKind k);
+
+struct Attention {
+  AttentionKind kind = AttentionKind::gqa;
+  int q_heads = 0;
+  // GQA
+  int kv_heads = 0;
+  int head_dim = 0;
+  // MLA
+  int q_lora_rank = 0;  // 0 = no low-rank query projection
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+  // Sliding window (gpt-oss): every other layer, starting with layer 0, attends to at most
+  // `sliding_window` previous tokens.
+  std::optional<int> sliding_window;
+  bool attention_sinks = false;
+};
+
+struct MoE {
+  int routed_experts = 0;
+  int shared_experts = 0;
+  int top_k = 0;
+  int expert_ffn = 0;  // intermediate size of one expert
+};
+
+// The storage format of each part of a model's weights in one precision variant.
+struct WeightVariant {
+  std::string precision;  // "fp4", "fp8", "bf16": the name points in published.yaml use
+  std::string attention;  // format ids into Catalog::formats
+  std::string dense_ffn;
+  std::string routed_experts;
+  std::string shared_experts;
+  std::string embeddings;
+  std::string lm_head;
+  std::string kv_cache;
+  std::string description;
+};
+
+struct Model {
+  std::string id;
+  std::string name;
+  double params_total = 0;   // parameters, all of them
+  double params_active = 0;  // parameters touched per token
+  int layers = 0;
+  int dense_layers = 0;  // leading layers with a dense FFN (MoE models); = layers for dense models
+  int hidden = 0;
+  int vocab = 0;
+  std::string activation;  // "swiglu"
+  Attention attention;
+  std::optional<int> dense_ffn;  // intermediate size of dense FFN layers
+  std::optional<MoE> moe;
+  int mtp_layers = 0;  // multi-token-prediction modules shipped with the model
+  bool tied_embeddings = false;
+  std::string default_precision;
+  std::map<std::string, WeightVariant> variants;  // by precision
+  FieldRecords fields;
+
+  bool is_moe() const { return moe.has_value(); }
+};
+
+struct Catalog {
+  std::map<std::string, Source> sources;
+  std::map<std::string, NumberFormat> formats;
+  std::map<std::string, std::shared_ptr<const Chip>> chips;
+  std::map<std::string, std::shared_ptr<const System>> systems;
+  std::map<std::string, std::shared_ptr<const Model>> models;
+  std::vector<std::string> files;  // the YAML files it was read from
+
+  const System* find_system(std::string_view id) const;
+  const Model* find_model(std::string_view id) const;
+  std::vector<std::string> system_ids() const;
+  std::vector<std::string> model_ids() const;
+};
+
+}  // namespace racktwin

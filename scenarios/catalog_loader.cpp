@@ -1,0 +1,675 @@
+#include "scenarios/catalog_loader.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "scenarios/yaml_reader.hpp"
+
+namespace racktwin {
+namespace {
+
+using yaml::Context;
+using yaml::MapReader;
+
+constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
+
+// A reference from one entry to another, checked once every file is read.
+struct PendingRef {
+  SourceLocation where;
+  std::string path;
+  std::string kind;  // "source", "chip", "format"
+  std::string id;
+};
+
+// Collects the provenance of every value of one catalog entry.
+class EntryFields {
+ public:
+  EntryFields(Context& ctx, std::string entry_path, std::vector<PendingRef>& refs)
+      : ctx_(ctx), entry_path_(std::move(entry_path)), refs_(refs) {}
+
+  // Reads the entry-level `source:` that plain values inherit.
+  void read_default_source(MapReader& m) {
+    if (!m.has("source")) return;
+    Provenance p;
+    if (read_sources(m.get("source"), m.child("source"), p.sources)) default_ = std::move(p);
+  }
+
+  // Reads `key` as a sourced value; `convert(node, path)` turns the value node into T.
+  template <class T>
+  std::optional<T> read(MapReader& m, std::string_view key, bool required,
+                        std::string_view expected,
+                        const std::function<std::optional<T>(const YAML::Node&, const std::string&)>&
+                            convert) {
+    if (!m.has(key)) {
+      if (required) m.missing(key, expected);
+      return std::nullopt;
+    }
+    const YAML::Node node = m.get(key);
+    const std::string path = m.child(key);
+    Provenance prov;
+    YAML::Node value = node;
+    if (node.IsMap()) {
+      MapReader v(ctx_, node, path);
+      if (!v.has("value")) {
+        v.missing("value", expected);
+        v.allow({"source", "assumption", "reason", "note"});
+        v.finish();
+        return std::nullopt;
+      }
+      value.reset(v.get("value"));
+      if (v.has("source")) read_sources(v.get("source"), v.child("source"), prov.sources);
+      if (auto a = v.boolean("assumption", false)) prov.assumption = *a;
+      if (auto r = v.string("reason", false)) prov.reason = *r;
+      if (auto n = v.string("note", false)) prov.note = *n;
+      if (prov.assumption && prov.reason.empty())
+        ctx_.error(node, path, "an assumption needs a 'reason'",
+                   "say why this value was chosen, e.g. reason: \"not published; ...\"");
+      if (!prov.assumption && prov.sources.empty()) {
+        if (default_) {
+          prov.sources = default_->sources;
+        } else {
+          ctx_.error(node, path, "value has no provenance",
+                     "add 'source: <id>' or 'assumption: true' with a 'reason'");
+        }
+      }
+      v.finish();
+    } else {
+      if (!default_) {
+        ctx_.error(node, path, "value has no source",
+                   "write {value: ..., source: <id>} or give the entry a 'source:'");
+      } else {
+        prov = *default_;
+      }
+    }
+    auto out = convert(value, path);
+    if (out && value.IsScalar()) {
+      std::string rel = path;
+      if (rel.rfind(entry_path_ + ".", 0) == 0) rel = rel.substr(entry_path_.size() + 1);
+      records_.push_back(FieldRecord{rel, value.Scalar(), std::move(prov)});
+    }
+    return out;
+  }
+
+  template <class Q>
+  std::optional<Q> quantity(MapReader& m, std::string_view key, bool required) {
+    const std::string expected =
+        "a " + dimension_name(Q::kDimension) + " such as " + dimension_example(Q::kDimension);
+    auto v = read<double>(m, key, required, expected,
+                          [&](const YAML::Node& n, const std::string& p) {
+                            return yaml::read_quantity(ctx_, n, p, Q::kDimension);
+                          });
+    if (!v) return std::nullopt;
+    return Q(*v);
+  }
+
+  std::optional<int> integer(MapReader& m, std::string_view key, bool required, int min = 0,
+                             std::int64_t max = kMaxInt) {
+    auto v = read<std::int64_t>(m, key, required, "an integer",
+                                [&](const YAML::Node& n, const std::string& p) {
+                                  return yaml::read_integer(ctx_, n, p, min, max);
+                                });
+    if (!v) return std::nullopt;
+    return static_cast<int>(*v);
+  }
+
+  std::optional<double> count(MapReader& m, std::string_view key, bool required) {
+    return read<double>(m, key, required, "a count such as '671B'",
+                        [&](const YAML::Node& n, const std::string& p) {
+                          return yaml::read_count(ctx_, n, p);
+                        });
+  }
+
+  std::optional<double> number(MapReader& m, std::string_view key, bool required, double min,
+                               double max) {
+    return read<double>(m, key, required, "a number",
+                        [&](const YAML::Node& n, const std::string& p) {
+                          return yaml::read_number(ctx_, n, p, min, max);
+                        });
+  }
+
+  FieldRecords take() { return std::move(records_); }
+
+ private:
+  bool read_sources(const YAML::Node& n, const std::string& path, std::vector<std::string>& out) {
+    if (n.IsScalar()) {
+      out.push_back(n.Scalar());
+      refs_.push_back({ctx_.location(n), path, "source", n.Scalar()});
+      return true;
+    }
+    if (n.IsSequence() && n.size() > 0) {
+      for (std::size_t i = 0; i < n.size(); ++i) {
+        if (!n[i].IsScalar()) {
+          ctx_.error(n[i], yaml::index_path(path, i), "expected a source id");
+          return false;
+        }
+        out.push_back(n[i].Scalar());
+        refs_.push_back({ctx_.location(n[i]), yaml::index_path(path, i), "source", n[i].Scalar()});
+      }
+      return true;
+    }
+    ctx_.error(n, path, "expected a source id or a list of source ids");
+    return false;
+  }
+
+  Context& ctx_;
+  std::string entry_path_;
+  std::vector<PendingRef>& refs_;
+  std::optional<Provenance> default_;
+  FieldRecords records_;
+};
+
+// State shared by all files of one catalog load.
+struct Loader {
+  Catalog catalog;
+  Diagnostics diagnostics;
+  std::vector<PendingRef> refs;
+  std::map<std::string, SourceLocation> first_seen;  // "kind:id" -> where it was defined
+
+  bool claim_id(Context& ctx, const YAML::Node& at, const std::string& path,
+                const std::string& kind, const std::string& id) {
+    const std::string key = kind + ":" + id;
+    auto [it, inserted] = first_seen.emplace(key, ctx.location(at));
+    if (!inserted) {
+      ctx.error(at, path, kind + " id '" + id + "' is defined twice (first at " +
+                              it->second.file + ":" + std::to_string(it->second.line) + ")",
+                "ids must be unique across the catalog");
+      return false;
+    }
+    return true;
+  }
+
+  template <class F>
+  void each_entry(Context& ctx, MapReader& top, std::string_view key, F&& f) {
+    if (!top.has(key)) return;
+    const YAML::Node list = top.get(key);
+    const std::string path = top.child(key);
+    if (!list.IsSequence()) {
+      ctx.error(list, path, "expected a list of entries (each starting with '- id: ...')");
+      return;
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) f(list[i], yaml::index_path(path, i));
+  }
+
+  void read_file(const std::string& file);
+  void read_source(Context& ctx, const YAML::Node& n, const std::string& path);
+  void read_format(Context& ctx, const YAML::Node& n, const std::string& path);
+  void read_chip(Context& ctx, const YAML::Node& n, const std::string& path);
+  void read_system(Context& ctx, const YAML::Node& n, const std::string& path);
+  void read_model(Context& ctx, const YAML::Node& n, const std::string& path);
+  void resolve();
+};
+
+std::optional<std::string> read_id(Context& ctx, MapReader& m) {
+  auto id = m.string("id", true);
+  if (!id) return std::nullopt;
+  const bool valid = !id->empty() && std::all_of(id->begin(), id->end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
+  });
+  if (!valid) {
+    ctx.error(m.get("id"), m.child("id"), "invalid id '" + *id + "'",
+              "use lower-case letters, digits, '-', '.' and '_'");
+    return std::nullopt;
+  }
+  return id;
+}
+
+void Loader::read_file(const std::string& file) {
+  Context ctx(file);
+  auto root = yaml::load_file(ctx, file);
+  if (root) {
+    if (root->IsNull()) {
+      ctx.error(SourceLocation{file, 1, 1}, "", "the file is empty",
+                "a catalog file holds lists under sources, formats, chips, systems or models");
+    } else {
+      MapReader top(ctx, *root, "");
+      each_entry(ctx, top, "sources", [&](const auto& n, const auto& p) { read_source(ctx, n, p); });
+      each_entry(ctx, top, "formats", [&](const auto& n, const auto& p) { read_format(ctx, n, p); });
+      each_entry(ctx, top, "chips", [&](const auto& n, const auto& p) { read_chip(ctx, n, p); });
+      each_entry(ctx, top, "systems", [&](const auto& n, const auto& p) { read_system(ctx, n, p); });
+      each_entry(ctx, top, "models", [&](const auto& n, const auto& p) { read_model(ctx, n, p); });
+      top.finish();
+    }
+  }
+  catalog.files.push_back(file);
+  for (auto& d : ctx.diagnostics()) diagnostics.push_back(std::move(d));
+}
+
+void Loader::read_source(Context& ctx, const YAML::Node& n, const std::string& path) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return;
+  Source s;
+  auto id = read_id(ctx, m);
+  auto citation = m.string("citation", true);
+  if (auto url = m.string("url", false)) s.url = *url;
+  m.finish();
+  if (!id || !citation) return;
+  if (!claim_id(ctx, n, path, "source", *id)) return;
+  s.id = *id;
+  s.citation = *citation;
+  catalog.sources.emplace(s.id, std::move(s));
+}
+
+void Loader::read_format(Context& ctx, const YAML::Node& n, const std::string& path) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return;
+  NumberFormat f;
+  auto id = read_id(ctx, m);
+  EntryFields fields(ctx, path, refs);
+  fields.read_default_source(m);
+  if (auto d = m.string("description", false)) f.description = *d;
+  auto bits = fields.number(m, "bits_per_element", true, 1.0, 64.0);
+  auto compute = m.choice("compute", true, {"fp4", "fp8", "bf16"});
+  m.finish();
+  if (!id || !bits || !compute) return;
+  if (!claim_id(ctx, n, path, "format", *id)) return;
+  f.id = *id;
+  f.bits_per_element = *bits;
+  f.compute = *compute_class_from_string(*compute);
+  f.fields = fields.take();
+  catalog.formats.emplace(f.id, std::move(f));
+}
+
+void Loader::read_chip(Context& ctx, const YAML::Node& n, const std::string& path) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return;
+  auto c = std::make_shared<Chip>();
+  auto id = read_id(ctx, m);
+  EntryFields fields(ctx, path, refs);
+  fields.read_default_source(m);
+  auto name = m.string("name", true);
+  if (auto v = m.string("vendor", false)) c->vendor = *v;
+  if (auto v = m.string("description", false)) c->description = *v;
+  if (auto v = m.string("memory_kind", false)) c->memory_kind = *v;
+  if (auto v = fields.integer(m, "compute_dies", false, 1, 64)) c->compute_dies = *v;
+  auto cap = fields.quantity<Bytes>(m, "hbm_capacity", true);
+  auto bw = fields.quantity<BytesPerSecond>(m, "hbm_bandwidth", true);
+  auto tdp = fields.quantity<Watts>(m, "tdp", true);
+  c->sustained_power = fields.quantity<Watts>(m, "sustained_power", false);
+  bool peak_ok = false;
+  if (m.has("dense_peak")) {
+    MapReader p(ctx, m.get("dense_peak"), m.child("dense_peak"));
+    for (auto cls : {ComputeClass::fp4, ComputeClass::fp8, ComputeClass::bf16}) {
+      if (auto v = fields.quantity<FlopsPerSecond>(p, to_string(cls), false)) {
+        c->dense_peak[cls] = *v;
+        peak_ok = true;
+      }
+    }
+    if (p.ok() && !peak_ok)
+      ctx.error(m.get("dense_peak"), m.child("dense_peak"),
+                "no peak given; expected at least one of fp4, fp8, bf16");
+    p.finish();
+  } else {
+    m.missing("dense_peak", "a mapping of fp4 / fp8 / bf16 to a compute rate such as '2250 TFLOPS'");
+  }
+  m.finish();
+  if (!id || !name || !cap || !bw || !tdp || !peak_ok) return;
+  if (c->sustained_power && *c->sustained_power > *tdp)
+    ctx.error(m.get("sustained_power"), m.child("sustained_power"),
+              "sustained power is above the rated TDP", "check both figures");
+  if (!claim_id(ctx, n, path, "chip", *id)) return;
+  c->id = *id;
+  c->name = *name;
+  c->hbm_capacity = *cap;
+  c->hbm_bandwidth = *bw;
+  c->tdp = *tdp;
+  c->fields = fields.take();
+  catalog.chips.emplace(c->id, std::move(c));
+}
+
+void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& path) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return;
+  auto s = std::make_shared<System>();
+  bool ok = true;
+  auto need = [&ok](const auto& opt) {
+    if (!opt) ok = false;
+    return opt.has_value();
+  };
+  auto id = read_id(ctx, m);
+  need(id);
+  EntryFields fields(ctx, path, refs);
+  fields.read_default_source(m);
+  if (auto v = m.string("name", true)) s->name = *v; else ok = false;
+  if (auto v = m.string("description", false)) s->description = *v;
+  if (auto v = m.string("status", false)) s->status = *v;
+  if (auto chip = m.string("chip", true)) {
+    s->chip_id = *chip;
+    refs.push_back({ctx.location(m.get("chip")), m.child("chip"), "chip", *chip});
+  } else {
+    ok = false;
+  }
+
+  // Compute tray.
+  if (m.has("compute_tray")) {
+    MapReader t(ctx, m.get("compute_tray"), m.child("compute_tray"));
+    if (auto v = t.string("name", true)) s->compute_tray.name = *v; else ok = false;
+    if (auto v = fields.integer(t, "xpus", true, 1, 1024)) s->compute_tray.xpus = *v; else ok = false;
+    if (auto v = fields.integer(t, "cpus", false, 0, 64)) s->compute_tray.cpus = *v;
+    t.finish();
+  } else {
+    m.missing("compute_tray", "a mapping with name and xpus");
+    ok = false;
+  }
+  if (auto v = fields.integer(m, "compute_trays_per_rack", true, 1, 1024)) s->compute_trays_per_rack = *v; else ok = false;
+
+  // Switch trays (absent for a direct mesh or an on-board switch).
+  if (m.has("switch_trays")) {
+    MapReader t(ctx, m.get("switch_trays"), m.child("switch_trays"));
+    auto& sw = s->switches;
+    if (auto v = t.string("name", true)) sw.name = *v; else ok = false;
+    if (auto v = fields.integer(t, "per_rack", true, 0, 1024)) sw.per_rack = *v; else ok = false;
+    if (auto v = t.string("asic", false)) sw.asic = *v;
+    if (auto v = fields.integer(t, "asics_per_tray", false, 0, 64)) sw.asics_per_tray = *v;
+    if (auto v = fields.quantity<BytesPerSecond>(t, "asic_bandwidth", false)) sw.asic_bandwidth = *v;
+    if (auto v = fields.integer(t, "local_domain_trays", false, 0, 1024)) sw.local_domain_trays = *v;
+    if (auto v = fields.integer(t, "uplink_trays", false, 0, 1024)) sw.uplink_trays = *v;
+    if (t.ok() && sw.local_domain_trays + sw.uplink_trays > sw.per_rack)
+      ctx.error(t.node(), t.path(), "local_domain_trays + uplink_trays exceeds per_rack");
+    t.finish();
+  }
+
+  // Host.
+  if (m.has("host")) {
+    MapReader h(ctx, m.get("host"), m.child("host"));
+    auto& host = s->host;
+    if (auto v = h.string("name", true)) host.name = *v; else ok = false;
+    if (auto v = h.choice("placement", true, {"separate_rack", "in_compute_tray", "in_server"})) {
+      host.placement = *v == "separate_rack"     ? HostPlacement::separate_rack
+                       : *v == "in_compute_tray" ? HostPlacement::in_compute_tray
+                                                 : HostPlacement::in_server;
+    } else {
+      ok = false;
+    }
+    if (auto v = fields.integer(h, "per_compute_tray", false, 1, 64)) host.per_compute_tray = *v;
+    const bool separate = host.placement == HostPlacement::separate_rack;
+    if (auto v = fields.integer(h, "trays_per_rack", separate, 1, 1024)) host.trays_per_rack = *v;
+    else if (separate) ok = false;
+    if (auto v = fields.integer(h, "cpus", true, 0, 64)) host.cpus = *v; else ok = false;
+    if (auto v = h.string("cpu_model", false)) host.cpu_model = *v;
+    if (auto v = fields.quantity<Bytes>(h, "dram", true)) host.dram = *v; else ok = false;
+    if (auto v = fields.quantity<BytesPerSecond>(h, "link_bandwidth_per_xpu", true))
+      host.link_bandwidth_per_xpu = *v;
+    else
+      ok = false;
+    h.finish();
+  } else {
+    m.missing("host", "a mapping describing the host CPUs");
+    ok = false;
+  }
+
+  // Scale-up network.
+  if (m.has("scale_up")) {
+    MapReader u(ctx, m.get("scale_up"), m.child("scale_up"));
+    if (auto v = fields.integer(u, "domain_xpus", true, 1, 1 << 20)) s->domain_xpus = *v; else ok = false;
+    if (auto v = u.choice("topology", true, {"switched", "full_mesh"}))
+      s->topology = *v == "switched" ? ScaleUpTopology::switched : ScaleUpTopology::full_mesh;
+    else
+      ok = false;
+    if (u.has("tiers") && u.get("tiers").IsSequence() && u.get("tiers").size() > 0) {
+      const YAML::Node tiers = u.get("tiers");
+      for (std::size_t i = 0; i < tiers.size(); ++i) {
+        MapReader t(ctx, tiers[i], yaml::index_path(u.child("tiers"), i));
+        NetworkTier tier;
+        if (auto v = t.string("name", true)) tier.name = *v; else ok = false;
+        if (auto v = fields.integer(t, "xpus", true, 1, 1 << 20)) tier.xpus = *v; else ok = false;
+        if (auto v = fields.integer(t, "switch_hops", true, 0, 16)) tier.switch_hops = *v; else ok = false;
+        if (auto v = fields.quantity<BytesPerSecond>(t, "bandwidth_per_xpu", true)) tier.bandwidth_per_xpu = *v; else ok = false;
+        if (auto v = fields.quantity<Seconds>(t, "latency", true)) tier.latency = *v; else ok = false;
+        if (t.ok() && !s->scale_up.empty() && tier.xpus <= s->scale_up.back().xpus)
+          ctx.error(tiers[i], t.child("xpus"), "tiers must grow: this tier has no more XPUs than the previous one");
+        t.finish();
+        s->scale_up.push_back(std::move(tier));
+      }
+      if (ok && s->scale_up.back().xpus != s->domain_xpus)
+        ctx.error(tiers[tiers.size() - 1], yaml::index_path(u.child("tiers"), tiers.size() - 1),
+                  "the last tier spans " + std::to_string(s->scale_up.back().xpus) +
+                      " XPUs but domain_xpus is " + std::to_string(s->domain_xpus),
+                  "the outermost tier must span the whole scale-up domain");
+    } else {
+      if (u.has("tiers"))
+        ctx.error(u.get("tiers"), u.child("tiers"), "expected a non-empty list of network tiers");
+      else
+        u.missing("tiers", "a list of network tiers (name, xpus, switch_hops, bandwidth_per_xpu, latency)");
+      ok = false;
+    }
+    u.finish();
+  } else {
+    m.missing("scale_up", "a mapping with domain_xpus, topology and tiers");
+    ok = false;
+  }
+
+  if (m.has("scale_out")) {
+    MapReader o(ctx, m.get("scale_out"), m.child("scale_out"));
+    if (auto v = fields.quantity<BytesPerSecond>(o, "bandwidth_per_xpu", true)) s->scale_out_bandwidth_per_xpu = *v; else ok = false;
+    if (auto v = fields.quantity<Seconds>(o, "latency", true)) s->scale_out_latency = *v; else ok = false;
+    o.finish();
+  } else {
+    m.missing("scale_out", "a mapping with bandwidth_per_xpu and latency");
+    ok = false;
+  }
+
+  if (m.has("power")) {
+    MapReader p(ctx, m.get("power"), m.child("power"));
+    auto& pw = s->power;
+    pw.compute_rack = fields.quantity<Watts>(p, "compute_rack", false);
+    pw.host_rack_provisioned = fields.quantity<Watts>(p, "host_rack_provisioned", false);
+    pw.host_rack_production = fields.quantity<Watts>(p, "host_rack_production", false);
+    pw.rack_pair = fields.quantity<Watts>(p, "rack_pair", false);
+    pw.server = fields.quantity<Watts>(p, "server", false);
+    pw.all_in_per_xpu = fields.quantity<Watts>(p, "all_in_per_xpu", false);
+    p.finish();
+  }
+  s->tco_per_xpu = fields.quantity<UsdPerSecond>(m, "tco_per_xpu", false);
+
+  if (m.has("serving")) {
+    MapReader v(ctx, m.get("serving"), m.child("serving"));
+    if (auto e = v.string("engine", false)) s->serving.engine = *e;
+    if (auto b = v.boolean("mtp", false)) s->serving.mtp = *b;
+    if (auto b = v.boolean("disaggregation", false)) s->serving.disaggregation = *b;
+    v.finish();
+  }
+  m.finish();
+
+  if (ok && s->domain_xpus % s->compute_tray.xpus != 0)
+    ctx.error(n, m.child("scale_up.domain_xpus"),
+              "domain_xpus is not a whole number of compute trays of " +
+                  std::to_string(s->compute_tray.xpus) + " XPUs");
+  if (!ok || !id) return;
+  if (!claim_id(ctx, n, path, "system", *id)) return;
+  s->id = *id;
+  s->fields = fields.take();
+  catalog.systems.emplace(s->id, std::move(s));
+}
+
+void Loader::read_model(Context& ctx, const YAML::Node& n, const std::string& path) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return;
+  auto md = std::make_shared<Model>();
+  bool ok = true;
+  auto id = read_id(ctx, m);
+  if (!id) ok = false;
+  EntryFields fields(ctx, path, refs);
+  fields.read_default_source(m);
+  if (auto v = m.string("name", true)) md->name = *v; else ok = false;
+  if (auto v = fields.count(m, "params_total", true)) md->params_total = *v; else ok = false;
+  if (auto v = fields.count(m, "params_active", true)) md->params_active = *v; else ok = false;
+  if (auto v = fields.integer(m, "layers", true, 1, 10000)) md->layers = *v; else ok = false;
+  if (auto v = fields.integer(m, "hidden", true, 1, 1 << 20)) md->hidden = *v; else ok = false;
+  if (auto v = fields.integer(m, "vocab", true, 1, 1 << 24)) md->vocab = *v; else ok = false;
+  if (auto v = m.choice("activation", false, {"swiglu", "gelu"})) md->activation = *v;
+  else md->activation = "swiglu";
+  if (auto v = fields.integer(m, "mtp_layers", false, 0, 16)) md->mtp_layers = *v;
+  if (auto v = m.boolean("tied_embeddings", false)) md->tied_embeddings = *v;
+  md->dense_ffn = fields.integer(m, "dense_ffn", false, 1, 1 << 24);
+
+  if (m.has("attention")) {
+    MapReader a(ctx, m.get("attention"), m.child("attention"));
+    auto& at = md->attention;
+    auto kind = a.choice("kind", true, {"gqa", "mla"});
+    if (!kind) ok = false;
+    at.kind = kind && *kind == "mla" ? AttentionKind::mla : AttentionKind::gqa;
+    if (auto v = fields.integer(a, "q_heads", true, 1, 4096)) at.q_heads = *v; else ok = false;
+    if (at.kind == AttentionKind::gqa) {
+      if (auto v = fields.integer(a, "kv_heads", true, 1, 4096)) at.kv_heads = *v; else ok = false;
+      if (auto v = fields.integer(a, "head_dim", true, 1, 4096)) at.head_dim = *v; else ok = false;
+      if (ok && at.q_heads % at.kv_heads != 0)
+        ctx.error(a.get("kv_heads"), a.child("kv_heads"), "q_heads is not a multiple of kv_heads");
+    } else {
+      if (auto v = fields.integer(a, "q_lora_rank", false, 0, 1 << 16)) at.q_lora_rank = *v;
+      if (auto v = fields.integer(a, "kv_lora_rank", true, 1, 1 << 16)) at.kv_lora_rank = *v; else ok = false;
+      if (auto v = fields.integer(a, "qk_nope_head_dim", true, 1, 4096)) at.qk_nope_head_dim = *v; else ok = false;
+      if (auto v = fields.integer(a, "qk_rope_head_dim", true, 1, 4096)) at.qk_rope_head_dim = *v; else ok = false;
+      if (auto v = fields.integer(a, "v_head_dim", true, 1, 4096)) at.v_head_dim = *v; else ok = false;
+    }
+    at.sliding_window = fields.integer(a, "sliding_window", false, 1, 1 << 24);
+    if (auto v = a.boolean("attention_sinks", false)) at.attention_sinks = *v;
+    a.finish();
+  } else {
+    m.missing("attention", "a mapping with kind (gqa or mla) and its dimensions");
+    ok = false;
+  }
+
+  if (m.has("moe")) {
+    MapReader e(ctx, m.get("moe"), m.child("moe"));
+    MoE moe;
+    if (auto v = fields.integer(e, "routed_experts", true, 1, 1 << 16)) moe.routed_experts = *v; else ok = false;
+    if (auto v = fields.integer(e, "shared_experts", false, 0, 64)) moe.shared_experts = *v;
+    if (auto v = fields.integer(e, "top_k", true, 1, 1024)) moe.top_k = *v; else ok = false;
+    if (auto v = fields.integer(e, "expert_ffn", true, 1, 1 << 20)) moe.expert_ffn = *v; else ok = false;
+    if (auto v = fields.integer(e, "dense_layers", false, 0, 10000)) md->dense_layers = *v;
+    if (ok && moe.top_k > moe.routed_experts)
+      ctx.error(e.get("top_k"), e.child("top_k"), "top_k exceeds routed_experts");
+    e.finish();
+    md->moe = moe;
+    if (ok && md->dense_layers > 0 && !md->dense_ffn)
+      m.missing("dense_ffn", "the intermediate size of the leading dense layers");
+  } else {
+    md->dense_layers = md->layers;
+    if (!md->dense_ffn) {
+      m.missing("dense_ffn", "the FFN intermediate size (or a 'moe:' section)");
+      ok = false;
+    }
+  }
+
+  // Weight variants by precision.
+  auto default_precision = m.string("default_precision", true);
+  if (!default_precision) ok = false;
+  if (m.has("variants") && m.get("variants").IsMap()) {
+    const YAML::Node variants = m.get("variants");
+    MapReader vs(ctx, variants, m.child("variants"));
+    for (auto it = variants.begin(); it != variants.end(); ++it) {
+      if (!it->first.IsScalar()) continue;
+      const std::string prec = it->first.Scalar();
+      vs.allow({prec});
+      MapReader v(ctx, it->second, vs.child(prec));
+      if (!v.ok()) continue;
+      WeightVariant w;
+      w.precision = prec;
+      if (auto d = v.string("description", false)) w.description = *d;
+      auto fmt = [&](std::string_view key, bool required, std::string& out) {
+        if (auto f = v.string(key, required)) {
+          out = *f;
+          refs.push_back({ctx.location(v.get(key)), v.child(key), "format", *f});
+        }
+      };
+      fmt("attention", true, w.attention);
+      fmt("embeddings", true, w.embeddings);
+      fmt("lm_head", true, w.lm_head);
+      fmt("kv_cache", true, w.kv_cache);
+      fmt("dense_ffn", md->dense_layers > 0, w.dense_ffn);
+      fmt("routed_experts", md->is_moe(), w.routed_experts);
+      fmt("shared_experts", md->is_moe() && md->moe->shared_experts > 0, w.shared_experts);
+      v.finish();
+      md->variants.emplace(prec, std::move(w));
+    }
+    vs.finish();
+  } else {
+    m.missing("variants", "a mapping of precision name to the weight formats of each part");
+    ok = false;
+  }
+  if (ok && default_precision && !md->variants.contains(*default_precision)) {
+    std::vector<std::string> names;
+    for (const auto& [k, _] : md->variants) names.push_back(k);
+    ctx.error(m.get("default_precision"), m.child("default_precision"),
+              "no variant named '" + *default_precision + "'" + did_you_mean(*default_precision, names));
+    ok = false;
+  }
+  if (default_precision) md->default_precision = *default_precision;
+  if (ok && md->params_active > md->params_total)
+    ctx.error(m.get("params_active"), m.child("params_active"), "params_active exceeds params_total");
+  if (ok && md->dense_layers > md->layers)
+    ctx.error(n, m.child("moe.dense_layers"), "more dense layers than layers");
+  m.finish();
+  if (!ok || !id) return;
+  if (!claim_id(ctx, n, path, "model", *id)) return;
+  md->id = *id;
+  md->fields = fields.take();
+  catalog.models.emplace(md->id, std::move(md));
+}
+
+void Loader::resolve() {
+  auto report = [&](const PendingRef& r, const std::vector<std::string>& known) {
+    diagnostics.push_back(Diagnostic{r.where, r.path,
+                                     "unknown " + r.kind + " id '" + r.id + "'" +
+                                         did_you_mean(r.id, known),
+                                     "define it in the catalog or use a known id"});
+  };
+  std::vector<std::string> source_ids, chip_ids, format_ids;
+  for (const auto& [k, _] : catalog.sources) source_ids.push_back(k);
+  for (const auto& [k, _] : catalog.chips) chip_ids.push_back(k);
+  for (const auto& [k, _] : catalog.formats) format_ids.push_back(k);
+  for (const auto& r : refs) {
+    if (r.kind == "source" && !catalog.sources.contains(r.id)) report(r, source_ids);
+    if (r.kind == "chip" && !catalog.chips.contains(r.id)) report(r, chip_ids);
+    if (r.kind == "format" && !catalog.formats.contains(r.id)) report(r, format_ids);
+  }
+  // Link systems to their chips (systems are immutable once built: rebuild with the pointer set).
+  for (auto& [id, sys] : catalog.systems) {
+    auto it = catalog.chips.find(sys->chip_id);
+    if (it == catalog.chips.end()) continue;
+    auto linked = std::make_shared<System>(*sys);
+    linked->chip = it->second;
+    sys = std::move(linked);
+  }
+}
+
+}  // namespace
+
+std::expected<Catalog, Diagnostics> load_catalog_files(const std::vector<std::string>& files) {
+  Loader loader;
+  if (files.empty()) {
+    return std::unexpected(Diagnostics{
+        Diagnostic{{}, "", "no catalog files given", "point --catalog at scenarios/catalog"}});
+  }
+  for (const auto& f : files) loader.read_file(f);
+  loader.resolve();
+  if (!loader.diagnostics.empty()) return std::unexpected(std::move(loader.diagnostics));
+  return std::move(loader.catalog);
+}
+
+std::expected<Catalog, Diagnostics> load_catalog_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return std::unexpected(Diagnostics{Diagnostic{
+        SourceLocation{dir, 0, 0}, "", "not a catalog directory",
+        "give a directory of catalog *.yaml files (--catalog or RACKTWIN_CATALOG)"}});
+  }
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    return std::unexpected(Diagnostics{Diagnostic{SourceLocation{dir, 0, 0}, "",
+                                                  "the catalog directory has no *.yaml files",
+                                                  "point --catalog at scenarios/catalog"}});
+  }
+  return load_catalog_files(files);
+}
+
+}  // namespace racktwin

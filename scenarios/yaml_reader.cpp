@@ -1,0 +1,306 @@
+#include "scenarios/yaml_reader.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace racktwin::yaml {
+namespace {
+
+std::string describe(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsSequence()) return "a list";
+  if (n.IsMap()) return "a mapping";
+  return "'" + n.Scalar() + "'";
+}
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return {};
+  const auto e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+SourceLocation mark_location(const std::string& file, const YAML::Mark& m) {
+  SourceLocation loc{file, 0, 0};
+  if (m.line >= 0) loc.line = m.line + 1;
+  if (m.column >= 0) loc.column = m.column + 1;
+  return loc;
+}
+
+std::optional<YAML::Node> parse(Context& ctx, const std::string& text) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    ctx.error(mark_location(ctx.file(), e.mark), "", "invalid YAML: " + e.msg,
+              "fix the syntax at this line; indentation must use spaces");
+  } catch (const YAML::Exception& e) {
+    ctx.error(mark_location(ctx.file(), e.mark), "", std::string("invalid YAML: ") + e.what());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+SourceLocation Context::location(const YAML::Node& node) const {
+  if (!node.IsDefined()) return SourceLocation{file_, 0, 0};
+  return mark_location(file_, node.Mark());
+}
+
+void Context::error(const YAML::Node& at, std::string path, std::string message, std::string hint) {
+  error(location(at), std::move(path), std::move(message), std::move(hint));
+}
+
+void Context::error(SourceLocation where, std::string path, std::string message, std::string hint) {
+  diagnostics_.push_back(
+      Diagnostic{std::move(where), std::move(path), std::move(message), std::move(hint)});
+}
+
+std::optional<YAML::Node> load_file(Context& ctx, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ctx.error(SourceLocation{path, 0, 0}, "", "cannot open the file",
+              "check that the path exists and is readable");
+    return std::nullopt;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return load_string(ctx, ss.str());
+}
+
+std::optional<YAML::Node> load_string(Context& ctx, const std::string& text) {
+  return parse(ctx, text);
+}
+
+std::string join_path(std::string_view parent, std::string_view key) {
+  if (parent.empty()) return std::string(key);
+  return std::string(parent) + "." + std::string(key);
+}
+
+std::string index_path(std::string_view parent, std::size_t index) {
+  return std::string(parent) + "[" + std::to_string(index) + "]";
+}
+
+std::optional<std::string> read_string(Context& ctx, const YAML::Node& n, const std::string& path) {
+  if (!n.IsScalar()) {
+    ctx.error(n, path, "expected a text value, found " + describe(n));
+    return std::nullopt;
+  }
+  return n.Scalar();
+}
+
+std::optional<std::int64_t> read_integer(Context& ctx, const YAML::Node& n, const std::string& path,
+                                         std::int64_t min, std::int64_t max) {
+  const std::string range = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  if (!n.IsScalar()) {
+    ctx.error(n, path, "expected " + range + ", found " + describe(n));
+    return std::nullopt;
+  }
+  const std::string s = trim(n.Scalar());
+  std::int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || ptr != s.data() + s.size() || s.empty()) {
+    ctx.error(n, path, "expected " + range + ", found '" + n.Scalar() + "'");
+    return std::nullopt;
+  }
+  if (v < min || v > max) {
+    ctx.error(n, path, "expected " + range + ", found " + s);
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<double> read_number(Context& ctx, const YAML::Node& n, const std::string& path,
+                                  double min, double max) {
+  std::ostringstream range;
+  range << "a number from " << min << " to " << max;
+  if (!n.IsScalar()) {
+    ctx.error(n, path, "expected " + range.str() + ", found " + describe(n));
+    return std::nullopt;
+  }
+  auto q = parse_quantity(n.Scalar());
+  if (!q || !q->dimension.dimensionless()) {
+    ctx.error(n, path, "expected " + range.str() + ", found '" + n.Scalar() + "'");
+    return std::nullopt;
+  }
+  if (q->si_value < min || q->si_value > max) {
+    ctx.error(n, path, "expected " + range.str() + ", found " + n.Scalar());
+    return std::nullopt;
+  }
+  return q->si_value;
+}
+
+std::optional<double> read_count(Context& ctx, const YAML::Node& n, const std::string& path) {
+  const std::string expected = "expected a count such as '671B', '5.1B', '1.04T' or '7e10'";
+  if (!n.IsScalar()) {
+    ctx.error(n, path, expected + ", found " + describe(n));
+    return std::nullopt;
+  }
+  std::string s = trim(n.Scalar());
+  double scale = 1.0;
+  if (!s.empty()) {
+    switch (s.back()) {
+      case 'K': scale = 1e3; break;
+      case 'M': scale = 1e6; break;
+      case 'B': scale = 1e9; break;
+      case 'T': scale = 1e12; break;
+      default: break;
+    }
+    if (scale != 1.0) s = trim(s.substr(0, s.size() - 1));
+  }
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size() || !std::isfinite(v) || v < 0) {
+    ctx.error(n, path, expected + ", found '" + n.Scalar() + "'");
+    return std::nullopt;
+  }
+  return v * scale;
+}
+
+std::optional<bool> read_bool(Context& ctx, const YAML::Node& n, const std::string& path) {
+  if (n.IsScalar()) {
+    const std::string& s = n.Scalar();
+    if (s == "true") return true;
+    if (s == "false") return false;
+  }
+  ctx.error(n, path, "expected true or false, found " + describe(n));
+  return std::nullopt;
+}
+
+std::optional<double> read_quantity(Context& ctx, const YAML::Node& n, const std::string& path,
+                                    const Dimension& dim) {
+  if (!n.IsScalar()) {
+    ctx.error(n, path,
+              "expected a " + dimension_name(dim) + " such as " + dimension_example(dim) +
+                  ", found " + describe(n));
+    return std::nullopt;
+  }
+  auto v = parse_si(n.Scalar(), dim);
+  if (!v) {
+    ctx.error(n, path, v.error());
+    return std::nullopt;
+  }
+  return *v;
+}
+
+MapReader::MapReader(Context& ctx, const YAML::Node& node, std::string path)
+    : ctx_(ctx), node_(node), path_(std::move(path)) {
+  if (!node.IsMap()) {
+    ok_ = false;
+    finished_ = true;
+    ctx_.error(node, path_, "expected a mapping of keys to values, found " + describe(node));
+    return;
+  }
+  std::map<std::string, int> first_line;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const YAML::Node& k = it->first;
+    if (!k.IsScalar()) {
+      ctx_.error(k, path_, "expected a text key, found " + describe(k));
+      continue;
+    }
+    const int line = ctx_.location(k).line;
+    auto [pos, inserted] = first_line.emplace(k.Scalar(), line);
+    if (!inserted)
+      ctx_.error(k, child(k.Scalar()),
+                 "duplicate key (first given at line " + std::to_string(pos->second) + ")",
+                 "keep one of the two");
+  }
+}
+
+bool MapReader::has(std::string_view key) {
+  known_.emplace(key);
+  if (!ok_) return false;
+  const YAML::Node& cn = node_;
+  const YAML::Node n = cn[std::string(key)];
+  return n.IsDefined() && !n.IsNull();
+}
+
+YAML::Node MapReader::get(std::string_view key) {
+  known_.emplace(key);
+  if (!ok_) return YAML::Node(YAML::NodeType::Undefined);
+  const YAML::Node& cn = node_;
+  return cn[std::string(key)];
+}
+
+void MapReader::allow(std::initializer_list<std::string_view> keys) {
+  for (auto k : keys) known_.emplace(k);
+}
+
+void MapReader::missing(std::string_view key, std::string_view expected) {
+  if (!ok_) return;
+  ctx_.error(node_, child(key),
+             "missing required field '" + std::string(key) + "'; expected " + std::string(expected),
+             "add '" + std::string(key) + ":' to " + (path_.empty() ? "the file" : path_));
+}
+
+std::optional<std::string> MapReader::string(std::string_view key, bool required) {
+  if (!has(key)) {
+    if (required) missing(key, "a text value");
+    return std::nullopt;
+  }
+  return read_string(ctx_, get(key), child(key));
+}
+
+std::optional<std::int64_t> MapReader::integer(std::string_view key, bool required,
+                                               std::int64_t min, std::int64_t max) {
+  if (!has(key)) {
+    if (required)
+      missing(key, "an integer from " + std::to_string(min) + " to " + std::to_string(max));
+    return std::nullopt;
+  }
+  return read_integer(ctx_, get(key), child(key), min, max);
+}
+
+std::optional<double> MapReader::number(std::string_view key, bool required, double min,
+                                        double max) {
+  if (!has(key)) {
+    if (required) missing(key, "a number");
+    return std::nullopt;
+  }
+  return read_number(ctx_, get(key), child(key), min, max);
+}
+
+std::optional<bool> MapReader::boolean(std::string_view key, bool required) {
+  if (!has(key)) {
+    if (required) missing(key, "true or false");
+    return std::nullopt;
+  }
+  return read_bool(ctx_, get(key), child(key));
+}
+
+std::optional<std::string> MapReader::choice(std::string_view key, bool required,
+                                             const std::vector<std::string>& choices) {
+  std::string list;
+  for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+  if (!has(key)) {
+    if (required) missing(key, "one of " + list);
+    return std::nullopt;
+  }
+  auto s = read_string(ctx_, get(key), child(key));
+  if (!s) return std::nullopt;
+  for (const auto& c : choices)
+    if (c == *s) return s;
+  ctx_.error(get(key), child(key), "expected one of " + list + ", found '" + *s + "'" +
+                                       did_you_mean(*s, choices));
+  return std::nullopt;
+}
+
+void MapReader::finish() {
+  if (finished_) return;
+  finished_ = true;
+  const std::vector<std::string> known(known_.begin(), known_.end());
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (!it->first.IsScalar()) continue;
+    const std::string& k = it->first.Scalar();
+    if (known_.contains(k)) continue;
+    std::string allowed;
+    for (const auto& x : known) allowed += (allowed.empty() ? "" : ", ") + x;
+    const std::string hint = nearest(k, known);
+    ctx_.error(it->first, child(k), "unknown key '" + k + "'",
+               hint.empty() ? "known keys here: " + allowed : "did you mean '" + hint + "'?");
+  }
+}
+
+}  // namespace racktwin::yaml
