@@ -1,0 +1,144 @@
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/commands.hpp"
+#include "scenarios/scenario_loader.hpp"
+
+namespace racktwin::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+json diagnostics_json(const Diagnostics& d) {
+  json arr = json::array();
+  for (const auto& x : d)
+    arr.push_back({{"file", x.where.file},
+                   {"line", x.where.line},
+                   {"column", x.where.column},
+                   {"path", x.path},
+                   {"message", x.message},
+                   {"hint", x.hint}});
+  return arr;
+}
+
+std::string layout_text(const Layout& l) {
+  return fmt::format("{} (tp {}, ep {}, pp {}{}; {} XPUs)", l.name, l.tp, l.ep, l.pp,
+                     l.dp_attention ? ", DP attention" : "", l.xpus());
+}
+
+// Assumptions the selected systems (and their chips) rest on.
+std::vector<std::string> assumptions_of(const Catalog& cat, const Scenario& sc) {
+  std::vector<std::string> out;
+  std::set<std::string> chips;
+  for (const auto& id : sc.systems) {
+    const System* s = cat.find_system(id);
+    for (const auto& f : s->fields)
+      if (f.provenance.assumption) out.push_back(id + " " + f.path + " = " + f.text);
+    if (chips.insert(s->chip_id).second)
+      for (const auto& f : s->chip->fields)
+        if (f.provenance.assumption) out.push_back("chip " + s->chip_id + " " + f.path + " = " + f.text);
+  }
+  for (const auto& id : sc.models)
+    for (const auto& f : cat.find_model(id)->fields)
+      if (f.provenance.assumption) out.push_back(id + " " + f.path + " = " + f.text);
+  return out;
+}
+
+}  // namespace
+
+void print_diagnostics(const Diagnostics& d, const std::string& what) {
+  for (const auto& x : d) fmt::print(stderr, "{}\n", x.to_string());
+  fmt::print(stderr, "{} error{} in {}\n", d.size(), d.size() == 1 ? "" : "s", what);
+}
+
+int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
+  auto sc = load_scenario_file(path, cat);
+  if (!sc) {
+    if (as_json) {
+      json j{{"file", path}, {"valid", false}, {"errors", diagnostics_json(sc.error())}};
+      fmt::print("{}\n", j.dump(2));
+    } else {
+      print_diagnostics(sc.error(), path);
+    }
+    return kExitInput;
+  }
+  std::vector<std::string> workloads;
+  for (const auto& w : sc->workloads) {
+    const auto& x = w.inferencex;
+    workloads.push_back(fmt::format(
+        "{}: InferenceX closed loop, ISL {} / OSL {} drawn from [{:g} L, L], MTP {}, weights {}", w.id, x.isl,
+        x.osl, x.range_ratio, x.mtp ? fmt::format("on (acceptance {:g})", x.mtp_acceptance.value_or(0)) : "off",
+        x.precision.value_or("the system's best")));
+  }
+  std::vector<std::string> conc;
+  for (int c : sc->concurrency) conc.push_back(std::to_string(c));
+  const auto assumed = assumptions_of(cat, *sc);
+  const std::size_t points =
+      sc->systems.size() * sc->models.size() * sc->workloads.size() * sc->concurrency.size();
+
+  if (as_json) {
+    json layouts = json::array();
+    for (const auto& l : sc->layouts.named)
+      layouts.push_back({{"name", l.name}, {"tp", l.tp}, {"ep", l.ep}, {"pp", l.pp}, {"dp_attention", l.dp_attention}});
+    json wl = json::array();
+    for (const auto& w : sc->workloads)
+      wl.push_back({{"id", w.id},
+                    {"kind", "inferencex"},
+                    {"isl", w.inferencex.isl},
+                    {"osl", w.inferencex.osl},
+                    {"range_ratio", w.inferencex.range_ratio},
+                    {"mtp", w.inferencex.mtp},
+                    {"precision", w.inferencex.precision ? json(*w.inferencex.precision) : json(nullptr)}});
+    json j{{"file", path},
+           {"valid", true},
+           {"name", sc->name},
+           {"seed", sc->seed},
+           {"systems", sc->systems},
+           {"models", sc->models},
+           {"workloads", wl},
+           {"layouts", {{"replica_xpus", sc->layouts.replica_xpus}, {"named", layouts}}},
+           {"concurrency", sc->concurrency},
+           {"points_per_layout", points},
+           {"assumptions", assumed}};
+    fmt::print("{}\n", j.dump(2));
+    return kExitOk;
+  }
+
+  fmt::print("{}: valid scenario '{}'\n", path, sc->name);
+  if (!sc->description.empty()) fmt::print("  {}\n", sc->description);
+  fmt::print("  seed         {}\n", sc->seed);
+  fmt::print("  systems      {}\n", join(sc->systems));
+  fmt::print("  models       {}\n", join(sc->models));
+  for (std::size_t i = 0; i < workloads.size(); ++i)
+    fmt::print("  {}{}\n", i == 0 ? "workloads    " : "             ", workloads[i]);
+  if (sc->layouts.all_valid()) {
+    fmt::print("  layouts      every valid layout of each system and model\n");
+  } else {
+    if (!sc->layouts.replica_xpus.empty()) {
+      std::vector<std::string> r;
+      for (int x : sc->layouts.replica_xpus) r.push_back(std::to_string(x));
+      fmt::print("  layouts      every valid layout of replicas of {} XPUs\n", join(r));
+    }
+    for (const auto& l : sc->layouts.named) fmt::print("  layout       {}\n", layout_text(l));
+  }
+  fmt::print("  concurrency  {} ({} points)\n", join(conc), conc.size());
+  if (sc->output.db) fmt::print("  database     {}\n", *sc->output.db);
+  if (sc->output.json) fmt::print("  json         {}\n", *sc->output.json);
+  if (sc->output.plots) fmt::print("  plots        {}\n", *sc->output.plots);
+  fmt::print("  sweep        {} systems x {} models x {} workloads x {} concurrencies = {} points per layout\n",
+             sc->systems.size(), sc->models.size(), sc->workloads.size(), sc->concurrency.size(), points);
+  fmt::print("  assumptions  the selected systems, chips and models rest on {} catalog assumptions "
+             "('racktwin catalog show ID' lists them with reasons)\n",
+             assumed.size());
+  return kExitOk;
+}
+
+}  // namespace racktwin::cli

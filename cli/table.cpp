@@ -1,0 +1,41 @@
+#include "cli/table.hpp"
+
+#include <algorithm>
+
+namespace racktwin::cli {
+namespace {
+// Display width of UTF-8 text: count code points, not bytes.
+std::size_t width(const std::string& s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+}  // namespace
+
+std::string Table::render(const std::vector<std::size_t>& right) const {
+  std::vector<std::size_t> w(header_.size(), 0);
+  auto measure = [&](const std::vector<std::string>& r) {
+    for (std::size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], width(r[i]));
+  };
+  measure(header_);
+  for (const auto& r : rows_) measure(r);
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string out;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      const std::string cell = i < r.size() ? r[i] : "";
+      const std::string pad(w[i] - width(cell), ' ');
+      const bool is_right = std::find(right.begin(), right.end(), i) != right.end();
+      if (i > 0) out += "  ";
+      out += is_right ? pad + cell : (i + 1 == w.size() ? cell : cell + pad);
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(header_);
+  std::vector<std::string> rule;
+  for (auto x : w) rule.emplace_back(x, '-');
+  out += line(rule);
+  for (const auto& r : rows_) out += line(r);
+  return out;
+}
+
+}  // namespace racktwin::cli

@@ -1,0 +1,72 @@
+#pragma once
+// What a user asks the twin: which systems and models, under which workloads, layouts and
+// concurrencies, with which seed and where the results go. Parsed once from YAML by scenarios/ and
+// validated there; every value below is already checked. The format is documented in
+// docs/scenarios.md.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace racktwin {
+
+// InferenceX fixed-length closed-loop workload: C clients, prompts_per_client x C prompts, the first
+// warmup_per_client x C requests excluded from the metrics; ISL and OSL each uniform in
+// [range_ratio x L, L]; generation ignores EOS; random prompts, so no prefix-cache hits.
+struct InferenceXWorkload {
+  int isl = 0;
+  int osl = 0;
+  double range_ratio = 0.8;
+  bool mtp = false;                      // multi-token prediction / speculative decoding
+  std::optional<double> mtp_acceptance;  // mean accepted tokens per step when mtp is on
+  std::optional<std::string> precision;  // weight variant; unset = the system's best
+  int prompts_per_client = 10;
+  int warmup_per_client = 2;
+};
+
+enum class WorkloadKind { inferencex };
+
+struct Workload {
+  std::string id;
+  WorkloadKind kind = WorkloadKind::inferencex;
+  InferenceXWorkload inferencex;
+};
+
+// A parallel layout of one model replica.
+struct Layout {
+  std::string name;  // optional label
+  int tp = 1;        // tensor parallel degree
+  int ep = 1;        // expert parallel degree (MoE), within the replica
+  int pp = 1;        // pipeline stages
+  bool dp_attention = false;  // attention data-parallel across the TP ranks (MLA models)
+  int xpus() const { return tp * pp; }
+};
+
+struct LayoutSelection {
+  std::vector<int> replica_xpus;  // every valid layout of these replica sizes
+  std::vector<Layout> named;      // plus these explicit layouts
+  bool all_valid() const { return replica_xpus.empty() && named.empty(); }
+};
+
+struct OutputSpec {
+  std::optional<std::string> db;     // SQLite results database
+  std::optional<std::string> json;   // machine-readable results file
+  std::optional<std::string> plots;  // directory for PNG/SVG charts
+};
+
+struct Scenario {
+  std::string file;  // where it was read from
+  std::string text;  // the YAML as given (stored with results)
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  std::vector<std::string> systems;
+  std::vector<std::string> models;
+  std::vector<Workload> workloads;
+  LayoutSelection layouts;
+  std::vector<int> concurrency;
+  OutputSpec output;
+};
+
+}  // namespace racktwin

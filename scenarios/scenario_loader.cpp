@@ -1,0 +1,313 @@
+#include "scenarios/scenario_loader.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "scenarios/yaml_reader.hpp"
+
+namespace racktwin {
+namespace {
+
+using yaml::Context;
+using yaml::MapReader;
+
+constexpr int kMaxConcurrency = 1 << 20;
+constexpr int kMaxTokens = 1 << 24;
+
+// A list of catalog ids; each unknown one is reported with the nearest known id.
+std::vector<std::string> read_ids(Context& ctx, MapReader& m, std::string_view key,
+                                  std::string_view kind, const std::vector<std::string>& known) {
+  std::vector<std::string> out;
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  if (!m.has(key)) {
+    m.missing(key, "a list of " + std::string(kind) + " ids from the catalog");
+    return out;
+  }
+  YAML::Node n = m.get(key);
+  const std::string path = m.child(key);
+  if (n.IsScalar()) {
+    // A single id is accepted as a one-element list.
+    YAML::Node seq(YAML::NodeType::Sequence);
+    seq.push_back(n);
+    n.reset(seq);
+  }
+  if (!n.IsSequence() || n.size() == 0) {
+    ctx.error(m.get(key), path, "expected a non-empty list of " + std::string(kind) + " ids");
+    return out;
+  }
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const std::string p = yaml::index_path(path, i);
+    auto id = yaml::read_string(ctx, n[i], p);
+    if (!id) continue;
+    if (std::find(known.begin(), known.end(), *id) == known.end()) {
+      const std::string near = nearest(*id, known);
+      ctx.error(n[i], p, "unknown " + std::string(kind) + " id '" + *id + "'",
+                near.empty() ? "known " + std::string(kind) + " ids: " + list
+                             : "did you mean '" + near + "'? (racktwin catalog list shows all)");
+      continue;
+    }
+    if (!seen.insert(*id).second) {
+      ctx.error(n[i], p, std::string(kind) + " '" + *id + "' is listed twice", "list it once");
+      continue;
+    }
+    out.push_back(*id);
+  }
+  return out;
+}
+
+std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const std::string& path,
+                                      const Catalog& catalog,
+                                      const std::vector<std::string>& models) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return std::nullopt;
+  Workload w;
+  bool ok = true;
+  if (auto id = m.string("id", false)) w.id = *id;
+  auto kind = m.choice("kind", false, {"inferencex", "agentic", "poisson", "trace"});
+  const std::string k = kind.value_or("inferencex");
+  if (k != "inferencex") {
+    ctx.error(m.get("kind"), m.child("kind"),
+              "workload kind '" + k + "' is not supported by this version of racktwin",
+              "use kind: inferencex (fixed-length closed loop); agentic, poisson and trace "
+              "workloads come with the serving simulator");
+    m.finish();
+    return std::nullopt;
+  }
+  auto& x = w.inferencex;
+  if (auto v = m.integer("isl", true, 1, kMaxTokens)) x.isl = static_cast<int>(*v); else ok = false;
+  if (auto v = m.integer("osl", true, 1, kMaxTokens)) x.osl = static_cast<int>(*v); else ok = false;
+  if (auto v = m.number("range_ratio", false, 0.0, 1.0)) x.range_ratio = *v;
+  if (m.has("range_ratio") && x.range_ratio <= 0.0) {
+    ctx.error(m.get("range_ratio"), m.child("range_ratio"),
+              "range_ratio must be above 0 (lengths are drawn from [range_ratio x L, L])");
+    ok = false;
+  }
+  if (auto v = m.boolean("mtp", false)) x.mtp = *v;
+  x.mtp_acceptance = m.number("mtp_acceptance", false, 1.0, 16.0);
+  if (x.mtp_acceptance && !x.mtp) {
+    ctx.error(m.get("mtp_acceptance"), m.child("mtp_acceptance"),
+              "mtp_acceptance is set but mtp is false", "set mtp: true or remove mtp_acceptance");
+    ok = false;
+  }
+  if (auto v = m.integer("prompts_per_client", false, 1, 1000)) x.prompts_per_client = static_cast<int>(*v);
+  if (auto v = m.integer("warmup_per_client", false, 0, 1000)) x.warmup_per_client = static_cast<int>(*v);
+  if (auto p = m.string("precision", false)) {
+    x.precision = *p;
+    std::vector<std::string> lacking;
+    for (const auto& id : models) {
+      const Model* md = catalog.find_model(id);
+      if (md != nullptr && !md->variants.contains(*p)) lacking.push_back(id);
+    }
+    if (!lacking.empty()) {
+      std::string names;
+      for (const auto& l : lacking) names += (names.empty() ? "" : ", ") + l;
+      ctx.error(m.get("precision"), m.child("precision"),
+                "no '" + *p + "' weight variant for " + names,
+                "racktwin catalog show MODEL lists its variants; or remove precision to use each "
+                "system's best");
+      ok = false;
+    }
+  }
+  m.finish();
+  if (!ok) return std::nullopt;
+  if (w.id.empty()) {
+    w.id = "isl" + std::to_string(x.isl) + "-osl" + std::to_string(x.osl);
+  }
+  return w;
+}
+
+std::optional<Layout> read_layout(Context& ctx, const YAML::Node& n, const std::string& path) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return std::nullopt;
+  Layout l;
+  bool ok = true;
+  if (auto v = m.string("name", false)) l.name = *v;
+  if (auto v = m.integer("tp", false, 1, 1 << 16)) l.tp = static_cast<int>(*v); else ok = ok && !m.has("tp");
+  if (auto v = m.integer("ep", false, 1, 1 << 16)) l.ep = static_cast<int>(*v); else ok = ok && !m.has("ep");
+  if (auto v = m.integer("pp", false, 1, 1024)) l.pp = static_cast<int>(*v); else ok = ok && !m.has("pp");
+  if (auto v = m.boolean("dp_attention", false)) l.dp_attention = *v; else ok = ok && !m.has("dp_attention");
+  if (ok && (l.xpus() % l.ep != 0)) {
+    ctx.error(m.get("ep"), m.child("ep"),
+              "ep " + std::to_string(l.ep) + " does not divide the replica's " +
+                  std::to_string(l.xpus()) + " XPUs (tp x pp)",
+              "expert parallelism spreads experts over the replica's XPUs");
+    ok = false;
+  }
+  m.finish();
+  if (!ok) return std::nullopt;
+  if (l.name.empty()) {
+    l.name = "tp" + std::to_string(l.tp);
+    if (l.ep > 1) l.name += "-ep" + std::to_string(l.ep);
+    if (l.pp > 1) l.name += "-pp" + std::to_string(l.pp);
+    if (l.dp_attention) l.name += "-dpa";
+  }
+  return l;
+}
+
+void read_layouts(Context& ctx, MapReader& top, LayoutSelection& sel) {
+  if (!top.has("layouts")) return;
+  MapReader m(ctx, top.get("layouts"), top.child("layouts"));
+  if (!m.ok()) return;
+  if (m.has("replica_xpus")) {
+    const YAML::Node n = m.get("replica_xpus");
+    if (!n.IsSequence() || n.size() == 0) {
+      ctx.error(n, m.child("replica_xpus"), "expected a non-empty list of replica sizes in XPUs");
+    } else {
+      for (std::size_t i = 0; i < n.size(); ++i)
+        if (auto v = yaml::read_integer(ctx, n[i], yaml::index_path(m.child("replica_xpus"), i), 1,
+                                        1 << 20))
+          sel.replica_xpus.push_back(static_cast<int>(*v));
+    }
+  }
+  if (m.has("named")) {
+    const YAML::Node n = m.get("named");
+    if (!n.IsSequence() || n.size() == 0) {
+      ctx.error(n, m.child("named"), "expected a non-empty list of layouts ({tp, ep, pp, dp_attention})");
+    } else {
+      std::set<std::string> names;
+      for (std::size_t i = 0; i < n.size(); ++i) {
+        const std::string p = yaml::index_path(m.child("named"), i);
+        if (auto l = read_layout(ctx, n[i], p)) {
+          if (!names.insert(l->name).second) {
+            ctx.error(n[i], p, "layout name '" + l->name + "' is used twice", "give each layout its own name");
+            continue;
+          }
+          sel.named.push_back(*l);
+        }
+      }
+    }
+  }
+  m.finish();
+}
+
+void read_concurrency(Context& ctx, MapReader& top, std::vector<int>& out) {
+  if (!top.has("concurrency")) {
+    top.missing("concurrency", "a list of client counts such as [1, 2, 4, 8] or {from: 1, to: 1024, factor: 2}");
+    return;
+  }
+  const YAML::Node n = top.get("concurrency");
+  const std::string path = top.child("concurrency");
+  if (n.IsSequence()) {
+    if (n.size() == 0) ctx.error(n, path, "expected at least one concurrency");
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const std::string p = yaml::index_path(path, i);
+      auto v = yaml::read_integer(ctx, n[i], p, 1, kMaxConcurrency);
+      if (!v) continue;
+      if (std::find(out.begin(), out.end(), static_cast<int>(*v)) != out.end()) {
+        ctx.error(n[i], p, "concurrency " + std::to_string(*v) + " is listed twice");
+        continue;
+      }
+      out.push_back(static_cast<int>(*v));
+    }
+    std::sort(out.begin(), out.end());
+    return;
+  }
+  if (n.IsMap()) {
+    MapReader m(ctx, n, path);
+    auto from = m.integer("from", true, 1, kMaxConcurrency);
+    auto to = m.integer("to", true, 1, kMaxConcurrency);
+    auto factor = m.number("factor", false, 1.01, 1024.0).value_or(2.0);
+    m.finish();
+    if (!from || !to) return;
+    if (*to < *from) {
+      ctx.error(n, path, "'to' is below 'from'");
+      return;
+    }
+    double c = static_cast<double>(*from);
+    int last = 0;
+    while (c <= static_cast<double>(*to) + 1e-9) {
+      const int v = static_cast<int>(c + 0.5);
+      if (v != last) out.push_back(v);
+      last = v;
+      c *= factor;
+    }
+    return;
+  }
+  ctx.error(n, path, "expected a list of client counts or {from, to, factor}");
+}
+
+std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Node& root,
+                                                   const Catalog& catalog) {
+  Scenario sc;
+  if (root.IsNull()) {
+    ctx.error(SourceLocation{ctx.file(), 1, 1}, "", "the scenario file is empty",
+              "see docs/scenarios.md for the format");
+    return std::unexpected(ctx.diagnostics());
+  }
+  MapReader top(ctx, root, "");
+  if (!top.ok()) return std::unexpected(ctx.diagnostics());
+  if (auto v = top.string("name", true)) sc.name = *v;
+  if (auto v = top.string("description", false)) sc.description = *v;
+  if (auto v = top.integer("seed", false, 0, std::numeric_limits<std::int64_t>::max()))
+    sc.seed = static_cast<std::uint64_t>(*v);
+  sc.systems = read_ids(ctx, top, "systems", "system", catalog.system_ids());
+  sc.models = read_ids(ctx, top, "models", "model", catalog.model_ids());
+  if (top.has("workloads")) {
+    const YAML::Node w = top.get("workloads");
+    if (!w.IsSequence() || w.size() == 0) {
+      ctx.error(w, top.child("workloads"), "expected a non-empty list of workloads");
+    } else {
+      std::set<std::string> ids;
+      for (std::size_t i = 0; i < w.size(); ++i) {
+        const std::string p = yaml::index_path(top.child("workloads"), i);
+        if (auto wl = read_workload(ctx, w[i], p, catalog, sc.models)) {
+          if (!ids.insert(wl->id).second) {
+            ctx.error(w[i], p, "workload id '" + wl->id + "' is used twice", "give each workload its own id");
+            continue;
+          }
+          sc.workloads.push_back(std::move(*wl));
+        }
+      }
+    }
+  } else {
+    top.missing("workloads", "a list of workloads (kind: inferencex with isl and osl)");
+  }
+  read_layouts(ctx, top, sc.layouts);
+  read_concurrency(ctx, top, sc.concurrency);
+  if (top.has("output")) {
+    MapReader o(ctx, top.get("output"), top.child("output"));
+    sc.output.db = o.string("db", false);
+    sc.output.json = o.string("json", false);
+    sc.output.plots = o.string("plots", false);
+    o.finish();
+  }
+  top.finish();
+  if (!ctx.ok()) return std::unexpected(ctx.diagnostics());
+  return sc;
+}
+
+}  // namespace
+
+std::expected<Scenario, Diagnostics> load_scenario_string(const std::string& text,
+                                                          const std::string& name,
+                                                          const Catalog& catalog) {
+  Context ctx(name);
+  auto root = yaml::load_string(ctx, text);
+  if (!root) return std::unexpected(ctx.diagnostics());
+  auto sc = read_scenario(ctx, *root, catalog);
+  if (sc) {
+    sc->file = name;
+    sc->text = text;
+  }
+  return sc;
+}
+
+std::expected<Scenario, Diagnostics> load_scenario_file(const std::string& path,
+                                                        const Catalog& catalog) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return std::unexpected(Diagnostics{Diagnostic{SourceLocation{path, 0, 0}, "",
+                                                  "cannot open the scenario file",
+                                                  "check that the path exists and is readable"}});
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return load_scenario_string(ss.str(), path, catalog);
+}
+
+}  // namespace racktwin
