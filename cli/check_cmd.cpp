@@ -106,6 +106,10 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
            {"workloads", wl},
            {"layouts", {{"replica_xpus", sc->layouts.replica_xpus}, {"named", layouts}}},
            {"concurrency", sc->concurrency},
+           {"facility",
+            {{"pue", sc->facility.pue},
+             {"electricity_usd_per_kwh", sc->facility.electricity_price.value() * kJoulesPerKwh},
+             {"power_budget_w", sc->facility.power_budget ? json(sc->facility.power_budget->value()) : json(nullptr)}}},
            {"points_per_layout", points},
            {"assumptions", assumed}};
     fmt::print("{}\n", j.dump(2));
@@ -130,6 +134,10 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
     for (const auto& l : sc->layouts.named) fmt::print("  layout       {}\n", layout_text(l));
   }
   fmt::print("  concurrency  {} ({} points)\n", join(conc), conc.size());
+  fmt::print("  facility     PUE {:g}{}, electricity {}{}{}\n", sc->facility.pue,
+             sc->facility.pue_given ? "" : " (default)", format(sc->facility.electricity_price),
+             sc->facility.price_given ? "" : " (default)",
+             sc->facility.power_budget ? ", IT power budget " + format(*sc->facility.power_budget) : "");
   if (sc->output.db) fmt::print("  database     {}\n", *sc->output.db);
   if (sc->output.json) fmt::print("  json         {}\n", *sc->output.json);
   if (sc->output.plots) fmt::print("  plots        {}\n", *sc->output.plots);

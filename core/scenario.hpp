@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/units.hpp"
+
 namespace racktwin {
 
 // InferenceX fixed-length closed-loop workload: C clients, prompts_per_client x C prompts, the first
@@ -55,6 +57,15 @@ struct OutputSpec {
   std::optional<std::string> plots;  // directory for PNG/SVG charts
 };
 
+// The facility the systems are deployed in. Defaults are documented in docs/scenarios.md.
+struct FacilitySpec {
+  double pue = 1.10;                                  // power usage effectiveness
+  UsdPerJoule electricity_price = usd_per_kwh(0.08);  // blended all-in price of energy
+  std::optional<Watts> power_budget;                  // IT power available, e.g. 100 MW
+  bool pue_given = false;                             // false = the documented default is used
+  bool price_given = false;
+};
+
 struct Scenario {
   std::string file;  // where it was read from
   std::string text;  // the YAML as given (stored with results)
@@ -66,6 +77,7 @@ struct Scenario {
   std::vector<Workload> workloads;
   LayoutSelection layouts;
   std::vector<int> concurrency;
+  FacilitySpec facility;
   OutputSpec output;
 };
 

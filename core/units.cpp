@@ -187,7 +187,7 @@ std::expected<ParsedQuantity, std::string> parse_quantity(std::string_view text)
       if (!den)
         return std::unexpected("unknown unit " + quote(trim(rest.substr(1))) + " after '/' in " +
                                quote(s));
-      q.si_value /= den->factor;
+      q.base_value /= den->factor;
       q.dimension = q.dimension - den->dim;
     }
     return q;
@@ -212,7 +212,7 @@ std::expected<ParsedQuantity, std::string> parse_quantity(std::string_view text)
     auto d = parse_unit_term(den_unit);
     if (!d || den_unit.find('/') != std::string_view::npos)
       return std::unexpected("unknown unit " + quote(den_unit) + " after '/' in " + quote(s));
-    q.si_value /= d->factor;
+    q.base_value /= d->factor;
     q.dimension = q.dimension - d->dim;
   }
   return q;
@@ -229,31 +229,31 @@ std::expected<double, std::string> parse_si(std::string_view text, const Dimensi
     return std::unexpected(want + ", but " + quote(trim(text)) + " is a " +
                            dimension_name(q->dimension));
   }
-  return q->si_value;
+  return q->base_value;
 }
 
-std::string format_quantity(double si_value, const Dimension& d, int significant) {
+std::string format_quantity(double base_value, const Dimension& d, int significant) {
   const NamedDimension* n = find_named(d);
   char buf[64];
   if (n == nullptr) {
-    std::snprintf(buf, sizeof buf, "%.*g", significant, si_value);
+    std::snprintf(buf, sizeof buf, "%.*g", significant, base_value);
     return std::string(buf) + " [" + dimension_name(d) + "]";
   }
   if (d == Dimension{.energy = -1, .money = 1}) {
-    std::snprintf(buf, sizeof buf, "$%.*g/kWh", significant, si_value * kJoulesPerKwh);
+    std::snprintf(buf, sizeof buf, "$%.*g/kWh", significant, base_value * kJoulesPerKwh);
     return buf;
   }
   if (d == Dimension{.time = -1, .money = 1}) {
-    std::snprintf(buf, sizeof buf, "$%.*g/h", significant, si_value * 3600.0);
+    std::snprintf(buf, sizeof buf, "$%.*g/h", significant, base_value * 3600.0);
     return buf;
   }
   if (d == Dimension{.money = 1}) {
-    std::snprintf(buf, sizeof buf, "$%.*g", significant, si_value);
+    std::snprintf(buf, sizeof buf, "$%.*g", significant, base_value);
     return buf;
   }
   const std::string symbol = n->symbol;
   if (symbol.empty()) {
-    std::snprintf(buf, sizeof buf, "%.*g", significant, si_value);
+    std::snprintf(buf, sizeof buf, "%.*g", significant, base_value);
     return buf;
   }
   struct Scale {
@@ -272,7 +272,7 @@ std::string format_quantity(double si_value, const Dimension& d, int significant
                                                  {1e-9, "n"},
                                                  {1e-12, "p"}}};
   const bool allow_small = (d == Dimension{.time = 1}) || (d == Dimension{.time = -1, .energy = 1});
-  const double mag = std::fabs(si_value);
+  const double mag = std::fabs(base_value);
   const Scale* chosen = &kScales[6];
   if (mag != 0.0) {
     for (const auto& sc : kScales) {
@@ -283,7 +283,7 @@ std::string format_quantity(double si_value, const Dimension& d, int significant
       }
     }
   }
-  std::snprintf(buf, sizeof buf, "%.*g %s%s", significant, si_value / chosen->f, chosen->p,
+  std::snprintf(buf, sizeof buf, "%.*g %s%s", significant, base_value / chosen->f, chosen->p,
                 symbol.c_str());
   return buf;
 }

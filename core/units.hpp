@@ -49,7 +49,7 @@ class Quantity {
   static constexpr Dimension kDimension{T, E, D, F, K, M};
 
   constexpr Quantity() = default;
-  constexpr explicit Quantity(double si_value) : value_(si_value) {}
+  constexpr explicit Quantity(double base_value) : value_(base_value) {}
 
   // The value in SI base units (see the header comment).
   constexpr double value() const { return value_; }
@@ -128,7 +128,7 @@ constexpr UsdPerJoule usd_per_kwh(double p) { return UsdPerJoule(p / kJoulesPerK
 
 // A parsed string whose dimension is known only at run time.
 struct ParsedQuantity {
-  double si_value = 0.0;
+  double base_value = 0.0;
   Dimension dimension;
 };
 
@@ -149,7 +149,7 @@ std::expected<Q, std::string> parse(std::string_view text) {
 }
 
 // Human-readable rendering with an SI prefix chosen for the magnitude ("15.4 TB/s", "700 W").
-std::string format_quantity(double si_value, const Dimension& d, int significant = 4);
+std::string format_quantity(double base_value, const Dimension& d, int significant = 4);
 template <class Q>
 std::string format(Q q, int significant = 4) {
   return format_quantity(q.value(), Q::kDimension, significant);

@@ -269,6 +269,21 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
   }
   read_layouts(ctx, top, sc.layouts);
   read_concurrency(ctx, top, sc.concurrency);
+  if (top.has("facility")) {
+    MapReader f(ctx, top.get("facility"), top.child("facility"));
+    if (auto v = f.number("pue", false, 1.0, 3.0)) {
+      sc.facility.pue = *v;
+      sc.facility.pue_given = true;
+    }
+    if (auto v = f.quantity<UsdPerJoule>("electricity_price", false)) {
+      sc.facility.electricity_price = *v;
+      sc.facility.price_given = true;
+    }
+    sc.facility.power_budget = f.quantity<Watts>("power_budget", false);
+    if (sc.facility.power_budget && sc.facility.power_budget->value() <= 0)
+      ctx.error(f.get("power_budget"), f.child("power_budget"), "power_budget must be above 0");
+    f.finish();
+  }
   if (top.has("output")) {
     MapReader o(ctx, top.get("output"), top.child("output"));
     sc.output.db = o.string("db", false);

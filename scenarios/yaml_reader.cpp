@@ -125,11 +125,11 @@ std::optional<double> read_number(Context& ctx, const YAML::Node& n, const std::
     ctx.error(n, path, "expected " + range.str() + ", found '" + n.Scalar() + "'");
     return std::nullopt;
   }
-  if (q->si_value < min || q->si_value > max) {
+  if (q->base_value < min || q->base_value > max) {
     ctx.error(n, path, "expected " + range.str() + ", found " + n.Scalar());
     return std::nullopt;
   }
-  return q->si_value;
+  return q->base_value;
 }
 
 std::optional<double> read_count(Context& ctx, const YAML::Node& n, const std::string& path) {
@@ -195,7 +195,7 @@ MapReader::MapReader(Context& ctx, const YAML::Node& node, std::string path)
   }
   std::map<std::string, int> first_line;
   for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node& k = it->first;
+    const YAML::Node k = it->first;
     if (!k.IsScalar()) {
       ctx_.error(k, path_, "expected a text key, found " + describe(k));
       continue;

@@ -1,0 +1,149 @@
+// End-to-end: the real racktwin binary on shipped and broken files.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+Result run(const std::string& args) {
+  const auto err_path = std::filesystem::temp_directory_path() /
+                        ("racktwin-e2e-" + std::to_string(::getpid()) + ".err");
+  const std::string cmd = std::string(RACKTWIN_BIN) + " " + args + " 2>" + err_path.string();
+  Result r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = ::pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  std::filesystem::remove(err_path);
+  return r;
+}
+
+std::string data(const std::string& name) { return std::string(RACKTWIN_SOURCE_DIR) + "/tests/scenarios/data/" + name; }
+
+TEST(Cli_Basics, HelpAndVersion_ExitZero) {
+  auto h = run("--help");
+  EXPECT_EQ(h.exit_code, 0);
+  EXPECT_NE(h.out.find("catalog"), std::string::npos);
+  EXPECT_NE(h.out.find("check"), std::string::npos);
+  auto v = run("--version");
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_NE(v.out.find("racktwin 0."), std::string::npos) << v.out;
+}
+
+TEST(Cli_Basics, UsageErrors_ExitTwo) {
+  EXPECT_EQ(run("").exit_code, 2);
+  EXPECT_EQ(run("frobnicate").exit_code, 2);
+  EXPECT_EQ(run("catalog show").exit_code, 2);
+  EXPECT_EQ(run("--catalog /nonexistent catalog list").exit_code, 2);
+}
+
+TEST(Cli_Catalog, List_ShowsEverySystemAndModel) {
+  auto r = run("catalog list");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* id : {"jalapeno-a0", "jalapeno-b0", "gb200-nvl72", "gb300-nvl72", "vr200-nvl72", "b200-hgx",
+                         "b300-hgx", "h100-hgx", "h200-hgx", "mi300x-8", "mi325x-8", "mi355x-8", "gpt-oss-120b",
+                         "deepseek-r1", "kimi-k2.5", "llama-3.3-70b"})
+    EXPECT_NE(r.out.find(id), std::string::npos) << id;
+}
+
+TEST(Cli_Catalog, ShowJalapeno_ListsCompositionPowerAndAssumptions) {
+  auto r = run("catalog show jalapeno-a0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* needle :
+       {"16 Vindaloo trays x 8 XPUs = 128 XPUs per rack", "8 Chana trays per rack", "6 rack-local, 2 uplink",
+        "16 Katsu trays per host rack", "2048 XPUs = 16 compute rack(s)", "compute rack      130 kW",
+        "50 kW provisioned, 31 kW in production", "rack pair         160 kW", "rated TDP         700 W",
+        "sustained power   550 W", "Assumptions (", "hbm_capacity = 288 GB", "local_domain_trays = 6",
+        "art003:"})
+    EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
+}
+
+TEST(Cli_Catalog, ShowUnknownId_SuggestsAndExitsTwo) {
+  auto r = run("catalog show jalapeno-a1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean 'jalapeno-a0'"), std::string::npos) << r.err;
+}
+
+TEST(Cli_Catalog, ShowJson_IsMachineReadable) {
+  auto r = run("catalog show deepseek-r1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.front(), '{');
+  EXPECT_NE(r.out.find("\"kind\": \"model\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"kv_lora_rank\": 512"), std::string::npos);
+}
+
+TEST(Cli_Check, ValidScenario_ExitsZeroWithSummary) {
+  auto r = run("check " + std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/inferencex-8k1k.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("valid scenario 'inferencex-8k1k'"), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+struct BrokenCase {
+  const char* file;
+  int line;
+  const char* needle;
+};
+
+TEST(Cli_Check, BrokenFiles_PrintFileLineAndExitTwo) {
+  const BrokenCase cases[] = {
+      {"unknown-key.yaml", 6, "unknown key 'concurency'"},
+      {"bad-unit.yaml", 8, "unknown unit 'Q'"},
+      {"missing-field.yaml", 5, "missing required field 'osl'"},
+      {"string-for-number.yaml", 6, "expected an integer"},
+      {"unknown-system.yaml", 2, "did you mean 'gb300-nvl72'"},
+      {"invalid-syntax.yaml", 0, "invalid YAML"},
+  };
+  for (const auto& c : cases) {
+    auto r = run("check " + data(c.file));
+    EXPECT_EQ(r.exit_code, 2) << c.file << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.file << "\n" << r.err;
+    const std::string loc = data(c.file) + ":" + (c.line > 0 ? std::to_string(c.line) + ":" : "");
+    EXPECT_NE(r.err.find(loc), std::string::npos) << c.file << " lacks " << loc << "\n" << r.err;
+  }
+}
+
+TEST(Cli_Check, ManyErrors_AllPrinted) {
+  auto r = run("check " + data("many-errors.yaml"));
+  EXPECT_EQ(r.exit_code, 2);
+  int lines = 0;
+  for (char ch : r.err) lines += ch == '\n';
+  EXPECT_GE(lines, 11) << r.err;
+  EXPECT_NE(r.err.find("errors in"), std::string::npos);
+}
+
+TEST(Cli_Check, JsonErrors_CarryLineAndPath) {
+  auto r = run("check --json " + data("bad-unit.yaml"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("\"valid\": false"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"line\": 8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"path\": \"facility.power_budget\""), std::string::npos) << r.out;
+}
+
+TEST(Cli_Check, MissingFile_ExitsTwo) {
+  auto r = run("check /nonexistent/x.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot open"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,178 @@
+// Catalog loader errors: each names the file, the line, the key path and what was expected.
+
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace racktwin {
+namespace {
+
+using test::dump;
+using test::find_diag;
+using test::TempFile;
+
+// A small valid catalog; tests replace one line to break it. Line numbers are fixed by this text.
+const std::string kValid = R"(sources:
+  - id: src
+    citation: "a datasheet"
+formats:
+  - id: bf16
+    bits_per_element: 16
+    compute: bf16
+    source: src
+chips:
+  - id: chip-a
+    name: "Chip A"
+    source: src
+    hbm_capacity: 80 GB
+    hbm_bandwidth: 3.35 TB/s
+    dense_peak: {bf16: 989 TFLOPS}
+    tdp: 700 W
+systems:
+  - id: sys-a
+    name: "System A"
+    chip: chip-a
+    source: src
+    compute_tray: {name: board, xpus: 8}
+    compute_trays_per_rack: 4
+    host: {name: host, placement: in_server, cpus: 2, dram: 2 TB, link_bandwidth_per_xpu: 64 GB/s}
+    scale_up:
+      domain_xpus: 8
+      topology: switched
+      tiers:
+        - {name: server, xpus: 8, switch_hops: 1, bandwidth_per_xpu: 450 GB/s, latency: 1 us}
+    scale_out: {bandwidth_per_xpu: 400 Gb/s, latency: 5 us}
+models:
+  - id: dense-a
+    name: "Dense A"
+    source: src
+    params_total: 8B
+    params_active: 8B
+    layers: 32
+    hidden: 4096
+    vocab: 128256
+    dense_ffn: 14336
+    attention: {kind: gqa, q_heads: 32, kv_heads: 8, head_dim: 128}
+    default_precision: bf16
+    variants:
+      bf16: {attention: bf16, dense_ffn: bf16, embeddings: bf16, lm_head: bf16, kv_cache: bf16}
+)";
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const auto pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  if (pos != std::string::npos) text.replace(pos, from.size(), to);
+  return text;
+}
+
+Diagnostics load_errors(const std::string& text) {
+  TempFile f("catalog.yaml", text);
+  auto c = load_catalog_files({f.path()});
+  EXPECT_FALSE(c.has_value()) << "expected the catalog to be rejected";
+  return c ? Diagnostics{} : c.error();
+}
+
+TEST(CatalogErrors_Valid, SmallCatalog_Loads) {
+  TempFile f("catalog.yaml", kValid);
+  auto c = load_catalog_files({f.path()});
+  ASSERT_TRUE(c.has_value()) << dump(c.error());
+  EXPECT_EQ(c->systems.at("sys-a")->chip->id, "chip-a");
+  EXPECT_EQ(c->models.at("dense-a")->fields.front().provenance.sources.front(), "src");
+}
+
+TEST(CatalogErrors_Units, BadUnit_ReportsLineAndExpectedDimension) {
+  auto d = load_errors(replace(kValid, "tdp: 700 W", "tdp: 700 Q"));
+  const Diagnostic* e = find_diag(d, "unknown unit 'Q'");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_EQ(e->where.line, 16);
+  EXPECT_EQ(e->path, "chips[0].tdp");
+  EXPECT_NE(e->message.find("expected a power"), std::string::npos);
+}
+
+TEST(CatalogErrors_Units, WrongDimension_IsReported) {
+  auto d = load_errors(replace(kValid, "hbm_bandwidth: 3.35 TB/s", "hbm_bandwidth: 3.35 TB"));
+  const Diagnostic* e = find_diag(d, "is a data size");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_EQ(e->where.line, 14);
+}
+
+TEST(CatalogErrors_Provenance, PlainValueWithoutEntrySource_IsError) {
+  auto d = load_errors(replace(kValid, "    name: \"Chip A\"\n    source: src\n", "    name: \"Chip A\"\n"));
+  const Diagnostic* e = find_diag(d, "value has no source");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_EQ(e->where.file.substr(e->where.file.size() - 12), "catalog.yaml");
+}
+
+TEST(CatalogErrors_Provenance, AssumptionWithoutReason_IsError) {
+  auto d = load_errors(replace(kValid, "tdp: 700 W", "tdp: {value: 700 W, assumption: true}"));
+  const Diagnostic* e = find_diag(d, "an assumption needs a 'reason'");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_EQ(e->where.line, 16);
+}
+
+TEST(CatalogErrors_Provenance, UnknownSourceId_SuggestsNearest) {
+  auto d = load_errors(replace(kValid, "tdp: 700 W", "tdp: {value: 700 W, source: srcc}"));
+  const Diagnostic* e = find_diag(d, "unknown source id 'srcc'");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_NE(e->message.find("did you mean 'src'"), std::string::npos) << e->message;
+  EXPECT_EQ(e->where.line, 16);
+}
+
+TEST(CatalogErrors_References, UnknownChip_SuggestsNearest) {
+  auto d = load_errors(replace(kValid, "chip: chip-a", "chip: chip-b"));
+  const Diagnostic* e = find_diag(d, "unknown chip id 'chip-b'");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_NE(e->message.find("did you mean 'chip-a'"), std::string::npos);
+  EXPECT_EQ(e->where.line, 20);
+}
+
+TEST(CatalogErrors_Structure, UnknownKeyAndMissingField_AreBothReported) {
+  std::string text = replace(kValid, "    compute_trays_per_rack: 4\n", "    compute_trays_per_rak: 4\n");
+  text = replace(text, "    layers: 32\n", "");
+  auto d = load_errors(text);
+  const Diagnostic* unknown = find_diag(d, "unknown key 'compute_trays_per_rak'");
+  ASSERT_NE(unknown, nullptr) << dump(d);
+  EXPECT_EQ(unknown->where.line, 23);
+  EXPECT_NE(unknown->hint.find("compute_trays_per_rack"), std::string::npos);
+  ASSERT_NE(find_diag(d, "missing required field 'compute_trays_per_rack'"), nullptr) << dump(d);
+  ASSERT_NE(find_diag(d, "missing required field 'layers'"), nullptr) << dump(d);
+}
+
+TEST(CatalogErrors_Structure, DuplicateIdAcrossFiles_IsError) {
+  TempFile a("a.yaml", kValid);
+  TempFile b("b.yaml", "sources:\n  - id: src\n    citation: again\n");
+  auto c = load_catalog_files({a.path(), b.path()});
+  ASSERT_FALSE(c.has_value());
+  const Diagnostic* e = find_diag(c.error(), "source id 'src' is defined twice");
+  ASSERT_NE(e, nullptr) << dump(c.error());
+  EXPECT_EQ(e->where.line, 2);
+}
+
+TEST(CatalogErrors_Structure, TextWhereNumberBelongs_IsError) {
+  auto d = load_errors(replace(kValid, "layers: 32", "layers: many"));
+  const Diagnostic* e = find_diag(d, "found 'many'");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_NE(e->message.find("expected an integer"), std::string::npos);
+  EXPECT_EQ(e->where.line, 37);
+}
+
+TEST(CatalogErrors_Structure, TierNotSpanningDomain_IsError) {
+  auto d = load_errors(replace(kValid, "domain_xpus: 8", "domain_xpus: 16"));
+  ASSERT_NE(find_diag(d, "the last tier spans 8 XPUs but domain_xpus is 16"), nullptr) << dump(d);
+}
+
+TEST(CatalogErrors_Syntax, InvalidYaml_ReportsLine) {
+  auto d = load_errors(replace(kValid, "    name: \"System A\"", "    name: \"System A"));
+  ASSERT_EQ(d.size(), 1u) << dump(d);
+  EXPECT_NE(d[0].message.find("invalid YAML"), std::string::npos);
+  EXPECT_GT(d[0].where.line, 0);
+}
+
+TEST(CatalogErrors_Files, MissingDirectory_IsError) {
+  auto c = load_catalog_dir("/nonexistent/racktwin/catalog");
+  ASSERT_FALSE(c.has_value());
+  EXPECT_NE(c.error()[0].message.find("not a catalog directory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace racktwin

@@ -1,0 +1,179 @@
+// The scenario loader: shipped scenarios load; each kind of mistake is reported with its line.
+
+#include "scenarios/scenario_loader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "test_support.hpp"
+
+namespace racktwin {
+namespace {
+
+using test::dump;
+using test::find_diag;
+using test::shipped_catalog;
+
+std::string data(const std::string& name) { return std::string(RACKTWIN_TEST_DATA) + "/data/" + name; }
+
+Diagnostics errors_of(const std::string& name) {
+  auto sc = load_scenario_file(data(name), shipped_catalog());
+  EXPECT_FALSE(sc.has_value()) << name << " should be rejected";
+  return sc ? Diagnostics{} : sc.error();
+}
+
+TEST(ScenarioLoader_Shipped, EveryShippedScenario_Loads) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios")) {
+    if (!e.is_regular_file() || e.path().extension() != ".yaml") continue;
+    auto sc = load_scenario_file(e.path().string(), shipped_catalog());
+    EXPECT_TRUE(sc.has_value()) << e.path() << "\n" << (sc ? "" : dump(sc.error()));
+    ++n;
+  }
+  EXPECT_GE(n, 1);
+}
+
+TEST(ScenarioLoader_Shipped, Inferencex8k1k_IsThePublishedComparison) {
+  auto sc = load_scenario_file(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/inferencex-8k1k.yaml",
+                               shipped_catalog());
+  ASSERT_TRUE(sc.has_value()) << dump(sc.error());
+  EXPECT_EQ(sc->systems, (std::vector<std::string>{"jalapeno-a0", "gb200-nvl72", "gb300-nvl72"}));
+  EXPECT_EQ(sc->models, (std::vector<std::string>{"gpt-oss-120b", "deepseek-r1", "kimi-k2.5"}));
+  ASSERT_EQ(sc->workloads.size(), 1u);
+  EXPECT_EQ(sc->workloads[0].inferencex.isl, 8192);
+  EXPECT_EQ(sc->workloads[0].inferencex.osl, 1024);
+  EXPECT_DOUBLE_EQ(sc->workloads[0].inferencex.range_ratio, 0.8);
+  EXPECT_FALSE(sc->workloads[0].inferencex.mtp);
+  EXPECT_EQ(sc->concurrency.front(), 1);
+  EXPECT_EQ(sc->concurrency.back(), 1024);
+  EXPECT_EQ(sc->concurrency.size(), 11u);
+  EXPECT_FALSE(sc->text.empty());
+}
+
+TEST(ScenarioLoader_Valid, Defaults_AreApplied) {
+  auto sc = load_scenario_file(data("valid-minimal.yaml"), shipped_catalog());
+  ASSERT_TRUE(sc.has_value()) << dump(sc.error());
+  const auto& w = sc->workloads.at(0);
+  EXPECT_EQ(w.id, "isl1024-osl1024");
+  EXPECT_DOUBLE_EQ(w.inferencex.range_ratio, 0.8);
+  EXPECT_EQ(w.inferencex.prompts_per_client, 10);
+  EXPECT_EQ(w.inferencex.warmup_per_client, 2);
+  EXPECT_FALSE(w.inferencex.precision.has_value());
+  EXPECT_TRUE(sc->layouts.all_valid());
+  EXPECT_DOUBLE_EQ(sc->facility.pue, 1.10);
+  EXPECT_NEAR(sc->facility.electricity_price.value() * kJoulesPerKwh, 0.08, 1e-12);
+  EXPECT_FALSE(sc->facility.pue_given);
+}
+
+TEST(ScenarioLoader_Errors, UnknownKey_SuggestsTheKnownOne) {
+  auto d = errors_of("unknown-key.yaml");
+  const Diagnostic* e = find_diag(d, "unknown key 'concurency'");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_EQ(e->where.line, 6);
+  EXPECT_EQ(e->where.column, 1);
+  EXPECT_NE(e->hint.find("did you mean 'concurrency'"), std::string::npos);
+  // The misspelt key leaves the real one missing; that is reported too.
+  EXPECT_NE(find_diag(d, "missing required field 'concurrency'"), nullptr) << dump(d);
+}
+
+TEST(ScenarioLoader_Errors, BadUnit_SaysWhatWasExpected) {
+  auto d = errors_of("bad-unit.yaml");
+  ASSERT_EQ(d.size(), 1u) << dump(d);
+  EXPECT_EQ(d[0].where.line, 8);
+  EXPECT_EQ(d[0].path, "facility.power_budget");
+  EXPECT_NE(d[0].message.find("unknown unit 'Q'"), std::string::npos) << d[0].message;
+  EXPECT_NE(d[0].message.find("expected a power such as '700 W'"), std::string::npos) << d[0].message;
+}
+
+TEST(ScenarioLoader_Errors, MissingField_NamesTheKeyAndWhere) {
+  auto d = errors_of("missing-field.yaml");
+  ASSERT_EQ(d.size(), 1u) << dump(d);
+  EXPECT_EQ(d[0].path, "workloads[0].osl");
+  EXPECT_EQ(d[0].where.line, 5);
+  EXPECT_NE(d[0].message.find("missing required field 'osl'"), std::string::npos);
+}
+
+TEST(ScenarioLoader_Errors, StringWhereNumberBelongs) {
+  auto d = errors_of("string-for-number.yaml");
+  ASSERT_EQ(d.size(), 1u) << dump(d);
+  EXPECT_EQ(d[0].where.line, 6);
+  EXPECT_EQ(d[0].path, "workloads[0].isl");
+  EXPECT_NE(d[0].message.find("expected an integer"), std::string::npos);
+  EXPECT_NE(d[0].message.find("'eight thousand'"), std::string::npos);
+}
+
+TEST(ScenarioLoader_Errors, UnknownSystem_SuggestsNearestId) {
+  auto d = errors_of("unknown-system.yaml");
+  ASSERT_EQ(d.size(), 1u) << dump(d);
+  EXPECT_EQ(d[0].where.line, 2);
+  EXPECT_EQ(d[0].path, "systems[1]");
+  EXPECT_NE(d[0].message.find("unknown system id 'gb300-nvl27'"), std::string::npos);
+  EXPECT_NE(d[0].hint.find("did you mean 'gb300-nvl72'"), std::string::npos);
+}
+
+TEST(ScenarioLoader_Errors, InvalidSyntax_ReportsLine) {
+  auto d = errors_of("invalid-syntax.yaml");
+  ASSERT_EQ(d.size(), 1u) << dump(d);
+  EXPECT_NE(d[0].message.find("invalid YAML"), std::string::npos);
+  EXPECT_GE(d[0].where.line, 2);
+  EXPECT_LE(d[0].where.line, 3);
+}
+
+TEST(ScenarioLoader_Errors, ManyErrors_AreAllReportedAtOnce) {
+  auto d = errors_of("many-errors.yaml");
+  for (const char* needle :
+       {"unknown system id 'jalapeno-a1'", "unknown model id 'deepseek-r2'", "kind 'agentic' is not supported",
+        "workloads[1].isl", "workloads[1].range_ratio", "does not divide", "concurrency 1 is listed twice",
+        "concurrency[2]", "facility.pue", "facility.electricity_price", "unknown key 'colour'"}) {
+    EXPECT_NE(find_diag(d, needle), nullptr) << needle << "\n" << dump(d);
+  }
+  for (const auto& x : d) EXPECT_GT(x.where.line, 0) << x.to_string();
+}
+
+TEST(ScenarioLoader_Precision, UnknownVariant_IsRejected_KnownAccepted) {
+  const std::string base =
+      "name: p\nsystems: [h200-hgx]\nmodels: [gpt-oss-120b, deepseek-r1]\n"
+      "workloads:\n  - {kind: inferencex, isl: 8192, osl: 1024, precision: PREC}\nconcurrency: [1]\n";
+  auto with = [&](const std::string& p) {
+    std::string t = base;
+    t.replace(t.find("PREC"), 4, p);
+    return load_scenario_string(t, "inline.yaml", shipped_catalog());
+  };
+  EXPECT_TRUE(with("fp4").has_value());  // both models have an fp4 variant
+  auto bad = with("fp8");                // gpt-oss-120b has none
+  ASSERT_FALSE(bad.has_value());
+  ASSERT_NE(find_diag(bad.error(), "no 'fp8' weight variant for gpt-oss-120b"), nullptr) << dump(bad.error());
+  EXPECT_EQ(bad.error()[0].where.line, 5);
+}
+
+TEST(ScenarioLoader_Concurrency, RangeForm_DoublesFromTo) {
+  auto sc = load_scenario_string(
+      "name: c\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\nworkloads: [{isl: 1024, osl: 1024}]\n"
+      "concurrency: {from: 4, to: 64}\n",
+      "inline.yaml", shipped_catalog());
+  ASSERT_TRUE(sc.has_value()) << dump(sc.error());
+  EXPECT_EQ(sc->concurrency, (std::vector<int>{4, 8, 16, 32, 64}));
+}
+
+TEST(ScenarioLoader_Layouts, NamedLayouts_GetNamesAndReplicaSize) {
+  auto sc = load_scenario_string(
+      "name: l\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\nworkloads: [{isl: 8192, osl: 1024}]\n"
+      "layouts:\n  replica_xpus: [8, 16]\n  named:\n    - {tp: 8, ep: 8, dp_attention: true}\n"
+      "    - {name: wide, tp: 4, pp: 2, ep: 8}\nconcurrency: [1]\n",
+      "inline.yaml", shipped_catalog());
+  ASSERT_TRUE(sc.has_value()) << dump(sc.error());
+  ASSERT_EQ(sc->layouts.named.size(), 2u);
+  EXPECT_EQ(sc->layouts.named[0].name, "tp8-ep8-dpa");
+  EXPECT_EQ(sc->layouts.named[1].xpus(), 8);
+  EXPECT_EQ(sc->layouts.replica_xpus, (std::vector<int>{8, 16}));
+}
+
+TEST(ScenarioLoader_Files, MissingFile_IsAnError) {
+  auto sc = load_scenario_file("/nonexistent/scenario.yaml", shipped_catalog());
+  ASSERT_FALSE(sc.has_value());
+  EXPECT_NE(sc.error()[0].message.find("cannot open"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace racktwin
