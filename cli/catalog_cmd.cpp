@@ -1,5 +1,7 @@
 #include <fmt/core.h>
 
+#include <CLI/CLI.hpp>
+
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -342,6 +344,7 @@ void show_chip(const Catalog& cat, const Chip& c) {
 
 }  // namespace
 
+namespace {
 int catalog_list(const Catalog& cat, bool as_json) {
   if (as_json) {
     json j;
@@ -405,6 +408,25 @@ int catalog_show(const Catalog& cat, const std::string& id, bool as_json) {
   else if (mod != cat.models.end()) show_model(cat, *mod->second);
   else show_chip(cat, *chip->second);
   return 0;
+}
+
+}  // namespace
+
+void add_catalog_commands(CLI::App& app, Commands& out) {
+  auto* catalog = app.add_subcommand("catalog", "List and show the systems, chips and models of the catalog");
+  catalog->require_subcommand(1);
+  auto list_json = std::make_shared<bool>(false);
+  auto* list = catalog->add_subcommand("list", "List every system and model");
+  list->add_flag("--json", *list_json, "Machine-readable output");
+  out.push_back({list, [list_json](const Catalog& cat) { return catalog_list(cat, *list_json); }});
+
+  auto show_json = std::make_shared<bool>(false);
+  auto show_id = std::make_shared<std::string>();
+  auto* show = catalog->add_subcommand(
+      "show", "Show one system, model or chip: every figure with its source, and every assumption");
+  show->add_option("ID", *show_id, "Catalog id (see 'racktwin catalog list')")->required();
+  show->add_flag("--json", *show_json, "Machine-readable output");
+  out.push_back({show, [show_id, show_json](const Catalog& cat) { return catalog_show(cat, *show_id, *show_json); }});
 }
 
 }  // namespace racktwin::cli

@@ -1,5 +1,7 @@
 #include <fmt/core.h>
 
+#include <CLI/CLI.hpp>
+
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -59,6 +61,7 @@ void print_diagnostics(const Diagnostics& d, const std::string& what) {
   fmt::print(stderr, "{} error{} in {}\n", d.size(), d.size() == 1 ? "" : "s", what);
 }
 
+namespace {
 int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
   auto sc = load_scenario_file(path, cat);
   if (!sc) {
@@ -147,6 +150,17 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
              "('racktwin catalog show ID' lists them with reasons)\n",
              assumed.size());
   return kExitOk;
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, Commands& out) {
+  auto as_json = std::make_shared<bool>(false);
+  auto path = std::make_shared<std::string>();
+  auto* check = app.add_subcommand("check", "Validate a scenario file; print a summary or every error");
+  check->add_option("SCENARIO", *path, "Scenario YAML file")->required();
+  check->add_flag("--json", *as_json, "Machine-readable output");
+  out.push_back({check, [path, as_json](const Catalog& cat) { return check_scenario(cat, *path, *as_json); }});
 }
 
 }  // namespace racktwin::cli

@@ -1,10 +1,17 @@
 #pragma once
 // The racktwin subcommands. Each returns the process exit code.
 
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "core/catalog.hpp"
 #include "core/error.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace racktwin::cli {
 
@@ -15,8 +22,15 @@ inline constexpr int kExitInput = 2;    // bad usage or bad input
 // Prints diagnostics on stderr, one per line, followed by a count.
 void print_diagnostics(const Diagnostics& d, const std::string& what);
 
-int catalog_list(const Catalog& cat, bool as_json);
-int catalog_show(const Catalog& cat, const std::string& id, bool as_json);
-int check_scenario(const Catalog& cat, const std::string& path, bool as_json);
+// A subcommand: the CLI11 node it parses into and what it does once the catalog is loaded.
+// Each command file adds its commands with an add_*_commands function; main() runs the one parsed.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int(const Catalog&)> run;
+};
+using Commands = std::vector<Command>;
+
+void add_catalog_commands(CLI::App& app, Commands& out);
+void add_check_command(CLI::App& app, Commands& out);
 
 }  // namespace racktwin::cli

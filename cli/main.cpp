@@ -51,23 +51,9 @@ int main(int argc, char** argv) {
                  "scenarios/catalog)")
       ->check(CLI::ExistingDirectory);
 
-  auto* catalog = app.add_subcommand("catalog", "List and show the systems, chips and models of the catalog");
-  catalog->require_subcommand(1);
-  bool list_json = false;
-  auto* list = catalog->add_subcommand("list", "List every system and model");
-  list->add_flag("--json", list_json, "Machine-readable output");
-  bool show_json = false;
-  std::string show_id;
-  auto* show = catalog->add_subcommand(
-      "show", "Show one system, model or chip: every figure with its source, and every assumption");
-  show->add_option("ID", show_id, "Catalog id (see 'racktwin catalog list')")->required();
-  show->add_flag("--json", show_json, "Machine-readable output");
-
-  bool check_json = false;
-  std::string check_path;
-  auto* check = app.add_subcommand("check", "Validate a scenario file; print a summary or every error");
-  check->add_option("SCENARIO", check_path, "Scenario YAML file")->required();
-  check->add_flag("--json", check_json, "Machine-readable output");
+  cli::Commands commands;
+  cli::add_catalog_commands(app, commands);
+  cli::add_check_command(app, commands);
 
   try {
     app.parse(argc, argv);
@@ -84,9 +70,8 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (list->parsed()) return cli::catalog_list(*cat, list_json);
-    if (show->parsed()) return cli::catalog_show(*cat, show_id, show_json);
-    if (check->parsed()) return cli::check_scenario(*cat, check_path, check_json);
+    for (const auto& c : commands)
+      if (c.app->parsed()) return c.run(*cat);
   } catch (const InputError& e) {
     cli::print_diagnostics(e.diagnostics(), "the input");
     return cli::kExitInput;
