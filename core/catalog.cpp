@@ -49,6 +49,14 @@ const Model* Catalog::find_model(std::string_view id) const {
   return it == models.end() ? nullptr : it->second.get();
 }
 
+const EfficiencyPrior* Catalog::efficiency_prior_for(std::string_view system_id) const {
+  for (const auto& [id, p] : efficiency_priors)
+    for (const auto& s : p.systems)
+      if (s == system_id) return &p;
+  auto it = efficiency_priors.find("default");
+  return it == efficiency_priors.end() ? nullptr : &it->second;
+}
+
 std::vector<std::string> Catalog::system_ids() const {
   std::vector<std::string> ids;
   for (const auto& [id, _] : systems) ids.push_back(id);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/perf/efficiency.hpp"
 #include "core/units.hpp"
 
 namespace racktwin {
@@ -213,13 +214,28 @@ struct Model {
   bool is_moe() const { return moe.has_value(); }
 };
 
+// Efficiency parameters before calibration, shared by the systems a stated rule groups together
+// (for example a chip family and software stack). The prior with id "default" applies to every
+// system no other prior lists.
+struct EfficiencyPrior {
+  std::string id;
+  std::string description;
+  std::vector<std::string> systems;  // systems this prior applies to; empty for "default"
+  perf::Efficiency values;
+  FieldRecords fields;
+};
+
 struct Catalog {
   std::map<std::string, Source> sources;
   std::map<std::string, NumberFormat> formats;
   std::map<std::string, std::shared_ptr<const Chip>> chips;
   std::map<std::string, std::shared_ptr<const System>> systems;
   std::map<std::string, std::shared_ptr<const Model>> models;
+  std::map<std::string, EfficiencyPrior> efficiency_priors;
   std::vector<std::string> files;  // the YAML files it was read from
+
+  // The prior that lists the system, else the "default" prior; nullptr when neither exists.
+  const EfficiencyPrior* efficiency_prior_for(std::string_view system_id) const;
 
   const System* find_system(std::string_view id) const;
   const Model* find_model(std::string_view id) const;

@@ -5,6 +5,7 @@
 // docs/scenarios.md.
 
 #include <cstdint>
+#include <expected>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,7 +44,18 @@ struct Layout {
   int pp = 1;        // pipeline stages
   bool dp_attention = false;  // attention data-parallel across the TP ranks (MLA models)
   int xpus() const { return tp * pp; }
+  // "tp8", "tp8-ep8-dpa", "tp4-pp2": the name used when none is given.
+  std::string label() const {
+    std::string s = "tp" + std::to_string(tp);
+    if (ep > 1) s += "-ep" + std::to_string(ep);
+    if (pp > 1) s += "-pp" + std::to_string(pp);
+    if (dp_attention) s += "-dpa";
+    return s;
+  }
 };
+
+// Parses a label such as "tp8", "tp8-ep8-dpa" or "tp4-pp2" (parts in any order; tp defaults to 1).
+std::expected<Layout, std::string> parse_layout(std::string_view label);
 
 struct LayoutSelection {
   std::vector<int> replica_xpus;  // every valid layout of these replica sizes

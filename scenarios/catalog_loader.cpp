@@ -200,6 +200,7 @@ struct Loader {
   void read_chip(Context& ctx, const YAML::Node& n, const std::string& path);
   void read_system(Context& ctx, const YAML::Node& n, const std::string& path);
   void read_model(Context& ctx, const YAML::Node& n, const std::string& path);
+  void read_efficiency_prior(Context& ctx, const YAML::Node& n, const std::string& path);
   void resolve();
 };
 
@@ -231,6 +232,8 @@ void Loader::read_file(const std::string& file) {
       each_entry(ctx, top, "chips", [&](const auto& n, const auto& p) { read_chip(ctx, n, p); });
       each_entry(ctx, top, "systems", [&](const auto& n, const auto& p) { read_system(ctx, n, p); });
       each_entry(ctx, top, "models", [&](const auto& n, const auto& p) { read_model(ctx, n, p); });
+      each_entry(ctx, top, "efficiency_priors",
+                 [&](const auto& n, const auto& p) { read_efficiency_prior(ctx, n, p); });
       top.finish();
     }
   }
@@ -611,6 +614,56 @@ void Loader::read_model(Context& ctx, const YAML::Node& n, const std::string& pa
   catalog.models.emplace(md->id, std::move(md));
 }
 
+void Loader::read_efficiency_prior(Context& ctx, const YAML::Node& n, const std::string& path) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return;
+  EfficiencyPrior p;
+  bool ok = true;
+  auto id = read_id(ctx, m);
+  if (!id) ok = false;
+  EntryFields fields(ctx, path, refs);
+  fields.read_default_source(m);
+  if (auto d = m.string("description", false)) p.description = *d;
+  if (m.has("systems")) {
+    const YAML::Node list = m.get("systems");
+    if (!list.IsSequence()) {
+      ctx.error(list, m.child("systems"), "expected a list of system ids");
+      ok = false;
+    } else {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string ip = yaml::index_path(m.child("systems"), i);
+        if (auto s = yaml::read_string(ctx, list[i], ip)) {
+          p.systems.push_back(*s);
+          refs.push_back({ctx.location(list[i]), ip, "system", *s});
+        }
+      }
+    }
+  }
+  auto& e = p.values;
+  auto frac = [&](std::string_view key, double& out, double lo, double hi) {
+    if (auto v = fields.number(m, key, true, lo, hi)) out = *v; else ok = false;
+  };
+  auto time = [&](std::string_view key, Seconds& out) {
+    if (auto v = fields.quantity<Seconds>(m, key, true)) out = *v; else ok = false;
+  };
+  frac("mfu", e.mfu, 0.01, 1.0);
+  frac("mbu", e.mbu, 0.01, 1.0);
+  frac("comm_eff", e.comm_eff, 0.01, 1.0);
+  time("alpha", e.alpha);
+  frac("overlap", e.overlap, 0.0, 0.99);
+  time("layer_overhead", e.layer_overhead);
+  time("step_overhead", e.step_overhead);
+  frac("moe_imbalance", e.moe_imbalance, 1.0, 8.0);
+  m.finish();
+  if (!ok || !id) return;
+  if (*id != "default" && p.systems.empty())
+    ctx.error(n, m.child("systems"), "a prior other than 'default' must list the systems it applies to");
+  if (!claim_id(ctx, n, path, "efficiency prior", *id)) return;
+  p.id = *id;
+  p.fields = fields.take();
+  catalog.efficiency_priors.emplace(p.id, std::move(p));
+}
+
 void Loader::resolve() {
   auto report = [&](const PendingRef& r, const std::vector<std::string>& known) {
     diagnostics.push_back(Diagnostic{r.where, r.path,
@@ -619,6 +672,7 @@ void Loader::resolve() {
                                      "define it in the catalog or use a known id"});
   };
   std::vector<std::string> source_ids, chip_ids, format_ids;
+  const std::vector<std::string> system_ids = catalog.system_ids();
   for (const auto& [k, _] : catalog.sources) source_ids.push_back(k);
   for (const auto& [k, _] : catalog.chips) chip_ids.push_back(k);
   for (const auto& [k, _] : catalog.formats) format_ids.push_back(k);
@@ -626,7 +680,17 @@ void Loader::resolve() {
     if (r.kind == "source" && !catalog.sources.contains(r.id)) report(r, source_ids);
     if (r.kind == "chip" && !catalog.chips.contains(r.id)) report(r, chip_ids);
     if (r.kind == "format" && !catalog.formats.contains(r.id)) report(r, format_ids);
+    if (r.kind == "system" && !catalog.systems.contains(r.id)) report(r, system_ids);
   }
+  // A system may follow one prior only.
+  std::map<std::string, std::string> owner;
+  for (const auto& [id, p] : catalog.efficiency_priors)
+    for (const auto& s : p.systems)
+      if (auto [it, inserted] = owner.emplace(s, id); !inserted)
+        diagnostics.push_back(Diagnostic{{}, "efficiency_priors",
+                                         "system '" + s + "' is listed by both priors '" + it->second + "' and '" +
+                                             id + "'",
+                                         "list each system in one prior"});
   // Link systems to their chips (systems are immutable once built: rebuild with the pointer set).
   for (auto& [id, sys] : catalog.systems) {
     auto it = catalog.chips.find(sys->chip_id);

@@ -140,12 +140,7 @@ std::optional<Layout> read_layout(Context& ctx, const YAML::Node& n, const std::
   }
   m.finish();
   if (!ok) return std::nullopt;
-  if (l.name.empty()) {
-    l.name = "tp" + std::to_string(l.tp);
-    if (l.ep > 1) l.name += "-ep" + std::to_string(l.ep);
-    if (l.pp > 1) l.name += "-pp" + std::to_string(l.pp);
-    if (l.dp_attention) l.name += "-dpa";
-  }
+  if (l.name.empty()) l.name = l.label();
   return l;
 }
 

@@ -1,0 +1,88 @@
+#include "core/perf/memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/perf/step.hpp"
+
+namespace racktwin::perf {
+namespace {
+
+std::string gb(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+MemoryPlan plan_memory(const Model& model, const System& system, const Catalog& catalog, const Layout& layout,
+                       const std::string& precision, const MemoryParams& mem, double min_tokens) {
+  MemoryPlan p;
+  p.min_tokens = min_tokens;
+  p.hbm = system.chip->hbm_capacity;
+  p.usable = Bytes(std::max(0.0, p.hbm.value() * mem.memory_utilization - mem.runtime_reserve.value()));
+  auto sm = StepModel::create(model, system, catalog, layout, precision, Efficiency{}, {}, mem);
+  if (!sm) {
+    p.reason = sm.error();
+    return p;
+  }
+  p.weights = sm->weights_per_xpu();
+  p.workspace = Bytes(mem.max_batched_tokens * model.hidden * 2.0 * mem.workspace_bytes_per_token_hidden);
+  p.kv_free = p.usable - p.weights - p.workspace;
+  p.kv_per_token = sm->kv_bytes_per_token_per_xpu();
+  p.kv_tokens = sm->kv_tokens(p.kv_free);
+  if (p.weights + p.workspace > p.usable) {
+    p.reason = "does not fit in HBM: weights " + gb(p.weights.value()) + " + workspace " + gb(p.workspace.value()) +
+               " per XPU exceed the " + gb(p.usable.value()) + " usable of " + gb(p.hbm.value());
+  } else if (p.kv_tokens < min_tokens) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "does not fit in HBM: KV cache holds %.0f tokens, fewer than one %.0f-token sequence",
+                  p.kv_tokens, min_tokens);
+    p.reason = buf;
+  } else {
+    p.fits = true;
+  }
+  return p;
+}
+
+std::vector<int> default_replica_sizes(const System& system) {
+  std::vector<int> sizes;
+  for (int n = 1; n <= system.domain_xpus; n *= 2) sizes.push_back(n);
+  for (int n : {system.compute_tray.xpus, system.xpus_per_rack(), system.domain_xpus})
+    if (n >= 1 && n <= system.domain_xpus) sizes.push_back(n);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+std::vector<LayoutOption> enumerate_layouts(const Model& model, const System& system, const Catalog& catalog,
+                                            const LayoutQuery& query) {
+  const std::string precision = query.precision.empty() ? best_precision(model, system, catalog) : query.precision;
+  const std::vector<int> sizes = query.replica_xpus.empty() ? default_replica_sizes(system) : query.replica_xpus;
+  std::vector<LayoutOption> out;
+  for (int n : sizes) {
+    for (int pp = 1; pp <= std::max(1, query.max_pp) && pp <= n; pp *= 2) {
+      if (n % pp != 0) continue;
+      const int tp = n / pp;
+      std::vector<int> eps{1};
+      if (model.is_moe() && tp > 1) eps.push_back(tp);
+      for (int ep : eps) {
+        for (bool dpa : {false, true}) {
+          if (dpa && tp == 1) continue;
+          LayoutOption o;
+          o.layout = Layout{"", tp, ep, pp, dpa};
+          o.layout.name = o.layout.label();
+          o.memory = plan_memory(model, system, catalog, o.layout, precision, query.memory, query.min_tokens);
+          o.valid = o.memory.fits;
+          o.reason = o.memory.reason;
+          out.push_back(std::move(o));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace racktwin::perf

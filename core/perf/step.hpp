@@ -1,0 +1,162 @@
+#pragma once
+// The analytic step-time model: how long one engine iteration takes on one model replica, and why.
+//
+// Contract:
+// - Pure: no I/O, no randomness, no globals. StepModel::create() does all the per-(model, system,
+//   layout, precision) work once; StepModel::step() is arithmetic over a handful of layer kinds, so
+//   one evaluation costs O(1) in the number of sequences and layers (layers of one kind share one
+//   evaluation).
+// - An iteration is summarised by IterationShape: the decode part by (sequences, sum of contexts),
+//   the prefill part by (chunks, tokens, attended key positions).
+// - The returned Breakdown adds up: total = compute + memory + communication + overhead, where
+//   compute (memory) is the time of the operations bound by compute (memory), communication is the
+//   exposed (not overlapped) collective time and overhead the fixed per-layer and per-step costs.
+// - Equations, parameters and assumptions: docs/model.md.
+
+#include <array>
+#include <expected>
+#include <string>
+
+#include "core/catalog.hpp"
+#include "core/perf/efficiency.hpp"
+#include "core/scenario.hpp"
+
+namespace racktwin::perf {
+
+// Multi-token prediction / speculative decoding: each decode step verifies `draft_tokens` drafted
+// tokens per sequence and emits `acceptance` tokens per sequence on average (1 <= acceptance <=
+// draft_tokens + 1).
+struct Speculation {
+  int draft_tokens = 0;
+  double acceptance = 1.0;
+};
+
+// One engine iteration of a replica.
+struct IterationShape {
+  // Decode: sequences generating one token each (before speculation) and the sum of their contexts.
+  double decode_seqs = 0;
+  double decode_context = 0;
+  // Sum over decode sequences of min(context, sliding window); negative = derive as
+  // min(decode_context, decode_seqs x window), exact when every context is at least the window.
+  double decode_window_context = -1;
+  // Prefill: chunks (each belongs to one sequence), their tokens, and the key positions their
+  // queries attend to (sum over chunk tokens of the position attended up to, prior context included).
+  double prefill_chunks = 0;
+  double prefill_tokens = 0;
+  double prefill_attended = 0;
+  double prefill_window_attended = -1;  // same with each query's span capped at the window
+  // Chunks that finish their prompt in this iteration and therefore sample a first token.
+  double prefill_completions = 0;
+
+  static IterationShape decode(double seqs, double total_context);
+  // Adds a chunk of `tokens` prompt tokens after `prior` tokens already in the KV cache.
+  IterationShape& add_prefill_chunk(double tokens, double prior, bool completes, int window = 0);
+};
+
+enum class Bound { compute, memory, communication, overhead };
+std::string to_string(Bound b);
+
+// Time of one part of the iteration (attention, dense FFN, MoE, LM head) on the busiest XPU.
+struct PartTime {
+  Seconds compute;  // FLOPs / (peak x mfu)
+  Seconds memory;   // HBM bytes / (bandwidth x mbu)
+  Flops flops;
+  Bytes bytes;
+  Seconds time() const { return compute > memory ? compute : memory; }
+};
+
+enum Part : std::size_t { kAttention = 0, kDenseFfn, kMoe, kLmHead, kDraft, kPartCount };
+inline constexpr std::array<const char*, kPartCount> kPartNames{"attention", "dense_ffn", "moe", "lm_head",
+                                                                "draft"};
+
+struct Breakdown {
+  Seconds total;
+  Seconds compute;        // time in operations bound by compute
+  Seconds memory;         // time in operations bound by HBM bandwidth
+  Seconds communication;  // exposed collective and pipeline-transfer time
+  Seconds overhead;       // layer and step overheads
+  Seconds comm_raw;       // collective time before overlap
+  Flops flops;            // on the busiest XPU
+  Bytes hbm_bytes;        // on the busiest XPU
+  Bytes comm_bytes;       // sent by the busiest XPU
+  std::array<PartTime, kPartCount> parts{};
+  double tokens_per_decode_seq = 1.0;  // tokens each decode sequence advances (speculation)
+  Bound bound = Bound::overhead;
+};
+
+// Per-layer constants of one replica; built once by create().
+class StepModel {
+ public:
+  // Fails (with the reason) when the layout cannot run this model on this system: heads, experts or
+  // FFN widths not divisible, precision variant unknown, replica larger than the scale-up domain.
+  static std::expected<StepModel, std::string> create(const Model& model, const System& system,
+                                                      const Catalog& catalog, const Layout& layout,
+                                                      const std::string& precision,
+                                                      const Efficiency& eff,
+                                                      const Speculation& spec = {},
+                                                      const MemoryParams& mem = {});
+
+  Breakdown step(const IterationShape& shape) const;
+
+  const Layout& layout() const { return layout_; }
+  const std::string& precision() const { return precision_; }
+  const Efficiency& efficiency() const { return eff_; }
+  // KV-cache bytes one token adds on the busiest XPU (full-attention layers of one stage).
+  Bytes kv_bytes_per_token_per_xpu() const { return Bytes(kv_bytes_per_token_rank_); }
+  // Weight bytes on the busiest XPU: the layers of the fullest pipeline stage, plus the embeddings
+  // on the first stage and the LM head on the last.
+  Bytes weights_per_xpu() const;
+  // KV-cache tokens a replica holds when each XPU has `free` bytes for the cache.
+  double kv_tokens(Bytes free) const;
+
+ private:
+  struct Ops;
+  void attention(Ops& ops, Part part, const IterationShape& s, double count, bool sliding, double queries) const;
+  void moe(Ops& ops, Part part, double tokens, double share, double count) const;
+  void dense(Ops& ops, Part part, double tokens, double count) const;
+  void lm_head(Ops& ops, Part part, double sampled) const;
+  double rank_share(const IterationShape& s) const;
+
+  Layout layout_;
+  std::string precision_;
+  Efficiency eff_;
+  Speculation spec_;
+  MemoryParams mem_;
+  bool moe_ = false;
+  bool mla_ = false;
+  int window_ = 0;
+  double layers_ = 0, dense_layers_ = 0, moe_layers_ = 0, sliding_layers_ = 0;
+  double tp_ = 1, ep_ = 1, pp_ = 1;
+  bool dpa_ = false;
+  double hidden_ = 0;
+  // Rates (already multiplied by mfu / mbu).
+  double rate_attn_proj_ = 0, rate_attn_core_ = 0, rate_dense_ = 0, rate_expert_ = 0, rate_shared_ = 0,
+         rate_head_ = 0, hbm_rate_ = 0;
+  // Attention, per token (whole replica): projection FLOPs for decode and prefill, weight bytes per
+  // XPU, FLOPs per attended key position, KV bytes per token per layer on one XPU.
+  double attn_proj_flops_decode_ = 0, attn_proj_flops_prefill_ = 0, attn_weight_bytes_rank_ = 0;
+  double attn_core_flops_decode_ = 0, attn_core_flops_prefill_ = 0;
+  double kv_bytes_layer_ = 0, kv_share_rank_ = 1, kv_bytes_per_token_rank_ = 0;
+  // FFN.
+  double dense_flops_per_token_ = 0, dense_bytes_rank_ = 0;
+  double experts_ = 0, top_k_ = 0, expert_flops_ = 0, expert_bytes_rank_ = 0, shared_flops_ = 0,
+         shared_bytes_rank_ = 0, router_flops_ = 0, router_bytes_ = 0;
+  // LM head.
+  double head_flops_ = 0, head_bytes_rank_ = 0, emb_bytes_rank_ = 0;
+  bool tied_ = false;
+  // Communication (per collective): latency and bandwidth of the tier spanning the TP group and
+  // the replica.
+  double tp_step_latency_ = 0, tp_bw_ = 0, tp_steps_ = 0;
+  double pp_latency_ = 0, pp_bw_ = 0;
+};
+
+// Expected number of distinct experts that T tokens touch when each picks top_k of `experts`
+// uniformly: E x (1 - (1 - k/E)^T). Lies between min(k, E) (T = 1) and E (T -> infinity).
+double expected_distinct_experts(double experts, double top_k, double tokens);
+
+// The precision variant racktwin uses on `system` when none is asked for: among the model's
+// variants whose formats all compute natively on the chip, the one with the fewest weight bytes
+// (ties: the narrower compute class); the model's default variant when none is native.
+std::string best_precision(const Model& model, const System& system, const Catalog& catalog);
+
+}  // namespace racktwin::perf

@@ -1,0 +1,310 @@
+// The step-time model: hand-checked cases computed from first principles, and invariants over every
+// system and model of the shipped catalog.
+
+#include "core/perf/step.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_support.hpp"
+
+namespace racktwin::perf {
+namespace {
+
+using test::shipped_catalog;
+
+const System& sys(const char* id) {
+  const System* s = shipped_catalog().find_system(id);
+  EXPECT_NE(s, nullptr) << id;
+  return *s;
+}
+const Model& mdl(const char* id) {
+  const Model* m = shipped_catalog().find_model(id);
+  EXPECT_NE(m, nullptr) << id;
+  return *m;
+}
+
+// Efficiencies with no fixed costs, so that the hand-computed roofline terms are the whole answer.
+Efficiency bare(double mfu = 0.6, double mbu = 0.8) {
+  Efficiency e;
+  e.mfu = mfu;
+  e.mbu = mbu;
+  e.comm_eff = 0.7;
+  e.alpha = Seconds(2e-6);
+  e.overlap = 0.0;
+  e.layer_overhead = Seconds(0);
+  e.step_overhead = Seconds(0);
+  e.moe_imbalance = 1.0;
+  return e;
+}
+
+StepModel make(const char* model, const char* system, const Layout& l, const std::string& precision,
+               const Efficiency& e = bare(), const Speculation& spec = {}) {
+  auto m = StepModel::create(mdl(model), sys(system), shipped_catalog(), l, precision, e, spec);
+  EXPECT_TRUE(m.has_value()) << (m ? "" : m.error());
+  return *m;
+}
+
+Layout tp(int t, int ep = 1, int pp = 1, bool dpa = false) { return Layout{"", t, ep, pp, dpa}; }
+
+TEST(PerfStep_HandChecked, GptOssDecodeBatch1OnOneH100_IsMemoryBoundOnTheBytesItTouches) {
+  const double C = 8192;  // context of the one sequence
+  const StepModel m = make("gpt-oss-120b", "h100-hgx", tp(1), "fp4");
+  const Breakdown b = m.step(IterationShape::decode(1, C));
+
+  // Weights touched, in bytes (fp4 variant: BF16 attention, router and head; MXFP4 experts at 4.25 bits).
+  const double layers = 36, h = 2880;
+  const double attn_params = h * (64 * 64) + 2 * h * (8 * 64) + (64 * 64) * h;  // q, k, v, o = 26,542,080
+  const double attn = layers * attn_params * 2.0;
+  const double expert_params = 3 * h * 2880;                   // gate, up, down = 24,883,200
+  const double experts = layers * 4 * expert_params * 4.25 / 8;  // one token touches top-4 experts
+  const double router = layers * h * 128 * 2.0;
+  const double head = 201088 * h * 2.0;
+  // KV cache at BF16: 2 (K, V) x 8 heads x 64 dims x 2 B = 2,048 B per token per layer. 18 full
+  // layers read the whole context, 18 sliding layers at most 128 tokens; all 36 write one token.
+  const double kv = 2048 * (18 * C + 18 * 128 + 36 * 1);
+  // Activations: 6 BF16 passes over the hidden state per layer (3 in attention, 3 in the MoE).
+  const double act = layers * 6 * h * 2.0;
+  const double bytes = attn + experts + router + head + kv + act;
+  EXPECT_NEAR(b.hbm_bytes.value() / bytes, 1.0, 1e-12);
+  const double weights_only = attn + experts + router + head;
+  EXPECT_NEAR(weights_only / 1e9, 4.99, 0.01);  // about 5 GB of weights per token
+
+  EXPECT_EQ(b.bound, Bound::memory);
+  EXPECT_NEAR(b.memory.value(), bytes / (3.35e12 * 0.8), 1e-12);
+  EXPECT_DOUBLE_EQ(b.compute.value(), 0.0);  // no operation is compute-bound at batch 1
+  EXPECT_DOUBLE_EQ(b.communication.value(), 0.0);  // one XPU, no collectives
+  EXPECT_NEAR(b.total.value(), bytes / (3.35e12 * 0.8), 1e-12);
+}
+
+TEST(PerfStep_HandChecked, DeepSeekAbsorbedMlaDecodeFlops) {
+  const double C = 4096;
+  const StepModel m = make("deepseek-r1", "jalapeno-a0", tp(1), "fp8");
+  const Breakdown b = m.step(IterationShape::decode(1, C));
+  // Projections per token per layer: q_a 7168x1536, q_b 1536x128x192, kv_a 7168x576,
+  // kv_b 512x128x256 (absorbed into the query and output), o 128x128x7168: 2 FLOPs per weight.
+  const double proj = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+  // Absorbed attention over the latent: scores 2 x 128 x (512 + 64) and values 2 x 128 x 512 per position.
+  const double core = 2.0 * 128 * 576 + 2.0 * 128 * 512;
+  const double expected = 61 * (2 * proj + core * C);
+  EXPECT_NEAR(b.parts[kAttention].flops.value() / expected, 1.0, 1e-12);
+}
+
+TEST(PerfStep_HandChecked, LlamaTp8DecodeAllReduce) {
+  const StepModel m = make("llama-3.3-70b", "h100-hgx", tp(8), "bf16");
+  const Breakdown b = m.step(IterationShape::decode(1, 1000));
+  // Two ring all-reduces per layer of 1 token x 8192 x 2 B; 3 tree steps of (0.75 us hop + 2 us);
+  // 2 x 7/8 of the bytes over 450 GB/s x 0.7.
+  const double bytes = 8192 * 2.0;
+  const double one = 3 * (0.75e-6 + 2e-6) + 2.0 * 7 / 8 * bytes / (450e9 * 0.7);
+  EXPECT_NEAR(b.comm_raw.value(), 2 * 80 * one, 1e-15);
+  EXPECT_NEAR(b.communication.value(), 2 * 80 * one, 1e-15);
+  EXPECT_NEAR(b.comm_bytes.value(), 2 * 80 * 2.0 * 7 / 8 * bytes, 1e-6);
+}
+
+TEST(PerfStep_HandChecked, GptOssPrefillOnH100_IsComputeBoundAtBf16Rate) {
+  // H100 has no FP4 tensor cores: MXFP4 experts are dequantised and multiply at the BF16 rate.
+  const StepModel m = make("gpt-oss-120b", "h100-hgx", tp(1), "fp4");
+  IterationShape s;
+  s.add_prefill_chunk(8192, 0, true, 128);
+  const Breakdown b = m.step(s);
+  const double T = 8192;
+  const double attn_params = 2880.0 * 4096 + 2 * 2880.0 * 512 + 4096.0 * 2880;
+  // Routed rows: every token uses 4 experts of 3 x 2880 x 2880 weights.
+  const double moe = T * 4 * 2 * 3 * 2880.0 * 2880 + T * 2 * 2880.0 * 128;
+  const double full_pairs = T * (T + 1) / 2;
+  // Sliding layers: query i attends min(i, 128) positions.
+  const double sliding_pairs = 128.0 * 129 / 2 + (T - 128) * 128;
+  const double core = 4 * 64 * 64.0;
+  const double attention = 36 * 2 * attn_params * T + 18 * core * full_pairs + 18 * core * sliding_pairs;
+  EXPECT_NEAR(b.parts[kAttention].flops.value() / attention, 1.0, 1e-12);
+  EXPECT_NEAR(b.parts[kMoe].flops.value() / (36 * moe), 1.0, 1e-12);
+  EXPECT_EQ(b.bound, Bound::compute);
+  EXPECT_GT(b.compute.value(), 10 * b.memory.value());
+  const double rate = 989e12 * 0.6;
+  EXPECT_NEAR(b.compute.value(), (attention + 36 * moe) / rate, 1e-9 * b.compute.value());
+  // Sampling the one first token reads the whole BF16 head for 2 x 2880 x 201088 FLOPs: memory-bound.
+  EXPECT_NEAR(b.memory.value(), 201088 * 2880 * 2.0 / (3.35e12 * 0.8), 1e-15);
+}
+
+TEST(PerfStep_HandChecked, ExpectedDistinctExperts_BetweenKAndE) {
+  EXPECT_DOUBLE_EQ(expected_distinct_experts(256, 8, 1), 8.0);
+  double prev = 0;
+  for (double t : {1.0, 2.0, 8.0, 64.0, 512.0, 4096.0, 1e6}) {
+    const double d = expected_distinct_experts(256, 8, t);
+    EXPECT_GE(d, 8.0 - 1e-9);
+    EXPECT_LE(d, 256.0);
+    EXPECT_GE(d, prev);
+    prev = d;
+  }
+  EXPECT_NEAR(expected_distinct_experts(256, 8, 1e6), 256.0, 1e-6);
+  // Two tokens: 256 x (1 - (248/256)^2) = 15.75.
+  EXPECT_NEAR(expected_distinct_experts(256, 8, 2), 256 * (1 - std::pow(248.0 / 256, 2)), 1e-12);
+}
+
+TEST(PerfStep_Layouts, InvalidLayouts_AreRejectedWithTheirReason) {
+  const Catalog& c = shipped_catalog();
+  auto err = [&](const char* model, const char* system, Layout l, const char* precision) {
+    auto m = StepModel::create(mdl(model), sys(system), c, l, precision, bare());
+    EXPECT_FALSE(m.has_value());
+    return m ? std::string() : m.error();
+  };
+  EXPECT_NE(err("gpt-oss-120b", "h100-hgx", tp(3), "fp4").find("not divisible"), std::string::npos);
+  EXPECT_NE(err("llama-3.3-70b", "h100-hgx", tp(16), "bf16").find("exceeds the scale-up domain"), std::string::npos);
+  EXPECT_NE(err("llama-3.3-70b", "h100-hgx", tp(8, 8), "bf16").find("dense model"), std::string::npos);
+  EXPECT_NE(err("deepseek-r1", "gb200-nvl72", tp(8, 3), "fp8").find("does not divide"), std::string::npos);
+  EXPECT_NE(err("deepseek-r1", "gb200-nvl72", tp(1, 1, 1, true), "fp8").find("dp_attention"), std::string::npos);
+  EXPECT_NE(err("deepseek-r1", "gb200-nvl72", tp(8), "int4").find("no 'int4' weight variant"), std::string::npos);
+}
+
+TEST(PerfStep_Precision, BestPrecision_PrefersNativeNarrowFormats) {
+  const Catalog& c = shipped_catalog();
+  EXPECT_EQ(best_precision(mdl("deepseek-r1"), sys("gb300-nvl72"), c), "fp4");
+  EXPECT_EQ(best_precision(mdl("deepseek-r1"), sys("h200-hgx"), c), "fp8");  // no FP4 on Hopper
+  EXPECT_EQ(best_precision(mdl("gpt-oss-120b"), sys("h200-hgx"), c), "fp4");  // its only variant
+  EXPECT_EQ(best_precision(mdl("llama-3.3-70b"), sys("mi300x-8"), c), "fp8");
+  EXPECT_EQ(best_precision(mdl("kimi-k2.5"), sys("h100-hgx"), c), "int4");
+}
+
+TEST(PerfStep_Speculation, AcceptedTokens_DivideTheTimePerToken) {
+  const StepModel plain = make("deepseek-r1", "gb300-nvl72", tp(8, 8, 1, true), "fp4");
+  const StepModel mtp = make("deepseek-r1", "gb300-nvl72", tp(8, 8, 1, true), "fp4", bare(), Speculation{1, 1.8});
+  const auto s = IterationShape::decode(8, 8 * 8192.0);
+  const Breakdown a = plain.step(s), b = mtp.step(s);
+  EXPECT_DOUBLE_EQ(b.tokens_per_decode_seq, 1.8);
+  EXPECT_GT(b.total, a.total);                                    // a step verifies and drafts more
+  EXPECT_LT(b.total.value() / 1.8, a.total.value());              // but costs less per token
+  EXPECT_GT(b.parts[kDraft].bytes.value(), 0.0);
+}
+
+// --- Invariants over every system and model ------------------------------------------------------
+
+struct Case {
+  const System* system;
+  const Model* model;
+  Layout layout;
+  std::string precision;
+};
+
+// One structurally valid layout per (system, model): the largest power-of-two TP within the domain
+// (and within 8), with EP over it for MoE models.
+std::vector<Case> every_case() {
+  std::vector<Case> out;
+  const Catalog& c = shipped_catalog();
+  for (const auto& [sid, s] : c.systems) {
+    for (const auto& [mid, m] : c.models) {
+      for (int t : {8, 4, 2, 1}) {
+        if (t > s->domain_xpus) continue;
+        Layout l = tp(t, m->is_moe() ? t : 1);
+        const std::string p = best_precision(*m, *s, c);
+        if (StepModel::create(*m, *s, c, l, p, bare())) {
+          out.push_back({s.get(), m.get(), l, p});
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST(PerfStep_Invariants, EverySystemAndModel_HasACase) {
+  EXPECT_EQ(every_case().size(), shipped_catalog().systems.size() * shipped_catalog().models.size());
+}
+
+TEST(PerfStep_Invariants, TimeNeverDecreasesWithBatchOrContext) {
+  for (const auto& k : every_case()) {
+    const auto m = *StepModel::create(*k.model, *k.system, shipped_catalog(), k.layout, k.precision,
+                                      shipped_catalog().efficiency_prior_for(k.system->id)->values);
+    double prev = 0;
+    for (double batch : {1.0, 2.0, 4.0, 16.0, 64.0, 256.0, 1024.0}) {
+      const double t = m.step(IterationShape::decode(batch, batch * 2048)).total.value();
+      EXPECT_GE(t, prev * (1 - 1e-12)) << k.system->id << " " << k.model->id << " batch " << batch;
+      prev = t;
+    }
+    prev = 0;
+    for (double ctx : {1.0, 128.0, 1000.0, 8192.0, 65536.0, 262144.0}) {
+      const double t = m.step(IterationShape::decode(16, 16 * ctx)).total.value();
+      EXPECT_GE(t, prev * (1 - 1e-12)) << k.system->id << " " << k.model->id << " context " << ctx;
+      prev = t;
+    }
+    prev = 0;
+    for (double chunk : {64.0, 512.0, 2048.0, 8192.0}) {
+      IterationShape s;
+      s.add_prefill_chunk(chunk, 1000, true, k.model->attention.sliding_window.value_or(0));
+      const double t = m.step(s).total.value();
+      EXPECT_GE(t, prev * (1 - 1e-12)) << k.system->id << " " << k.model->id << " chunk " << chunk;
+      prev = t;
+    }
+  }
+}
+
+TEST(PerfStep_Invariants, MoreBandwidthOrFlops_NeverSlower) {
+  for (const auto& k : every_case()) {
+    const Efficiency e = shipped_catalog().efficiency_prior_for(k.system->id)->values;
+    auto faster = [&](double bw, double flops) {
+      auto chip = std::make_shared<Chip>(*k.system->chip);
+      chip->hbm_bandwidth = chip->hbm_bandwidth * bw;
+      for (auto& [cls, v] : chip->dense_peak) v = v * flops;
+      System s = *k.system;
+      s.chip = chip;
+      return *StepModel::create(*k.model, s, shipped_catalog(), k.layout, k.precision, e);
+    };
+    const auto base = faster(1, 1), more_bw = faster(2, 1), more_flops = faster(1, 2);
+    IterationShape mixed = IterationShape::decode(32, 32 * 4096.0);
+    mixed.add_prefill_chunk(2048, 0, false, k.model->attention.sliding_window.value_or(0));
+    for (const auto& s : {IterationShape::decode(1, 8192), IterationShape::decode(256, 256 * 8192.0), mixed}) {
+      const double t = base.step(s).total.value();
+      EXPECT_LE(more_bw.step(s).total.value(), t) << k.system->id << " " << k.model->id;
+      EXPECT_LE(more_flops.step(s).total.value(), t) << k.system->id << " " << k.model->id;
+    }
+  }
+}
+
+TEST(PerfStep_Invariants, LargePrefillComputeBound_SmallDecodeMemoryBound_OnEverySystem) {
+  for (const auto& k : every_case()) {
+    const auto m = *StepModel::create(*k.model, *k.system, shipped_catalog(), k.layout, k.precision,
+                                      shipped_catalog().efficiency_prior_for(k.system->id)->values);
+    IterationShape prefill;
+    prefill.add_prefill_chunk(16384, 0, true, k.model->attention.sliding_window.value_or(0));
+    const Breakdown p = m.step(prefill);
+    EXPECT_GT(p.compute, p.memory) << k.system->id << " " << k.model->id << " prefill";
+    const Breakdown d = m.step(IterationShape::decode(1, 2048));
+    EXPECT_GT(d.memory, d.compute) << k.system->id << " " << k.model->id << " decode";
+  }
+}
+
+TEST(PerfStep_Invariants, BreakdownAddsUpToTotal) {
+  for (const auto& k : every_case()) {
+    const auto m = *StepModel::create(*k.model, *k.system, shipped_catalog(), k.layout, k.precision,
+                                      shipped_catalog().efficiency_prior_for(k.system->id)->values);
+    IterationShape s = IterationShape::decode(24, 24 * 3000.0);
+    s.add_prefill_chunk(1024, 512, true, k.model->attention.sliding_window.value_or(0));
+    const Breakdown b = m.step(s);
+    const double sum = b.compute.value() + b.memory.value() + b.communication.value() + b.overhead.value();
+    EXPECT_NEAR(b.total.value(), sum, 1e-15 * sum) << k.system->id << " " << k.model->id;
+    // Each part aggregates operations; the sum over operations of max(compute, memory) lies between
+    // the sum over parts of max(compute sum, memory sum) and of (compute sum + memory sum).
+    double lo = 0, hi = 0;
+    for (const auto& p : b.parts) {
+      lo += p.time().value();
+      hi += p.compute.value() + p.memory.value();
+    }
+    const double busy = b.compute.value() + b.memory.value();
+    EXPECT_GE(busy, lo * (1 - 1e-12)) << k.system->id << " " << k.model->id;
+    EXPECT_LE(busy, hi * (1 + 1e-12)) << k.system->id << " " << k.model->id;
+    EXPECT_GT(b.total.value(), 0.0);
+  }
+}
+
+TEST(PerfStep_Invariants, PipelineAndDataParallelAttention_ConserveWork) {
+  // Splitting a replica's layers into stages leaves the per-token FLOPs of the replica unchanged.
+  const StepModel one = make("llama-3.3-70b", "gb200-nvl72", tp(4), "bf16");
+  const StepModel two = make("llama-3.3-70b", "gb200-nvl72", tp(4, 1, 2), "bf16");
+  const auto s = IterationShape::decode(2, 2 * 1000.0);
+  // Per XPU: half the layers, each microbatch of one sequence: total = 2 stages x per-XPU FLOPs.
+  EXPECT_NEAR(two.step(s).flops.value() * 2, one.step(s).flops.value(), 1e-6 * one.step(s).flops.value());
+}
+
+}  // namespace
+}  // namespace racktwin::perf
