@@ -33,6 +33,11 @@ if(NOT nlohmann_json_FOUND)
   racktwin_missing("nlohmann-json" "nlohmann-json3-dev")
 endif()
 
+find_package(benchmark CONFIG QUIET)
+if(NOT benchmark_FOUND)
+  racktwin_missing("Google Benchmark" "libbenchmark-dev")
+endif()
+
 if(BUILD_TESTING OR NOT DEFINED BUILD_TESTING)
   find_package(GTest CONFIG QUIET)
   if(NOT GTest_FOUND)
