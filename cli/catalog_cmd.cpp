@@ -133,6 +133,8 @@ json system_json(const System& s) {
   j["switch_trays"] = {{"name", s.switches.name},
                        {"per_rack", s.switches.per_rack},
                        {"asic", s.switches.asic},
+                       {"asics_per_tray", s.switches.asics_per_tray},
+                       {"asic_bandwidth_bytes_per_s", s.switches.asic_bandwidth.value()},
                        {"local_domain_trays", s.switches.local_domain_trays},
                        {"uplink_trays", s.switches.uplink_trays}};
   j["host"] = {{"name", s.host.name},
@@ -358,6 +360,13 @@ int catalog_list(const Catalog& cat, bool as_json) {
     json src = json::array();
     for (const auto& [id, s] : cat.sources) src.push_back({{"id", id}, {"citation", s.citation}, {"url", s.url}});
     j["sources"] = src;
+    json formats = json::array();
+    for (const auto& [id, f] : cat.formats)
+      formats.push_back({{"id", id},
+                         {"description", f.description},
+                         {"bits_per_element", f.bits_per_element},
+                         {"compute", to_string(f.compute)}});
+    j["formats"] = formats;
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -384,10 +393,11 @@ int catalog_list(const Catalog& cat, bool as_json) {
   return 0;
 }
 
-int catalog_show(const Catalog& cat, const std::string& id, bool as_json) {
-  const auto sys = cat.systems.find(id);
-  const auto mod = cat.models.find(id);
-  const auto chip = cat.chips.find(id);
+int catalog_show(const Catalog& cat, const std::string& id, const std::string& kind, bool as_json) {
+  // Ids are unique per kind; a chip may share its id with a system (jalapeno-a0): --kind chooses.
+  const auto sys = kind.empty() || kind == "system" ? cat.systems.find(id) : cat.systems.end();
+  const auto mod = kind.empty() || kind == "model" ? cat.models.find(id) : cat.models.end();
+  const auto chip = kind.empty() || kind == "chip" ? cat.chips.find(id) : cat.chips.end();
   if (sys == cat.systems.end() && mod == cat.models.end() && chip == cat.chips.end()) {
     std::vector<std::string> all = cat.system_ids();
     for (const auto& m : cat.model_ids()) all.push_back(m);
@@ -404,6 +414,8 @@ int catalog_show(const Catalog& cat, const std::string& id, bool as_json) {
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
+  if (sys != cat.systems.end() && cat.chips.contains(id))
+    fmt::print("(a chip has this id too: racktwin catalog show --kind chip {})\n\n", id);
   if (sys != cat.systems.end()) show_system(cat, *sys->second);
   else if (mod != cat.models.end()) show_model(cat, *mod->second);
   else show_chip(cat, *chip->second);
@@ -422,11 +434,16 @@ void add_catalog_commands(CLI::App& app, Commands& out) {
 
   auto show_json = std::make_shared<bool>(false);
   auto show_id = std::make_shared<std::string>();
+  auto show_kind = std::make_shared<std::string>();
   auto* show = catalog->add_subcommand(
       "show", "Show one system, model or chip: every figure with its source, and every assumption");
   show->add_option("ID", *show_id, "Catalog id (see 'racktwin catalog list')")->required();
+  show->add_option("--kind", *show_kind, "Which kind of entry when ids coincide")
+      ->check(CLI::IsMember({"system", "model", "chip"}));
   show->add_flag("--json", *show_json, "Machine-readable output");
-  out.push_back({show, [show_id, show_json](const Catalog& cat) { return catalog_show(cat, *show_id, *show_json); }});
+  out.push_back({show, [show_id, show_kind, show_json](const Catalog& cat) {
+                   return catalog_show(cat, *show_id, *show_kind, *show_json);
+                 }});
 }
 
 }  // namespace racktwin::cli

@@ -31,6 +31,10 @@ json diagnostics_json(const Diagnostics& d) {
   return arr;
 }
 
+std::string plural(std::size_t n, const std::string& one, const std::string& many = "") {
+  return std::to_string(n) + " " + (n == 1 ? one : (many.empty() ? one + "s" : many));
+}
+
 std::string layout_text(const Layout& l) {
   return fmt::format("{} (tp {}, ep {}, pp {}{}; {} XPUs)", l.name, l.tp, l.ep, l.pp,
                      l.dp_attention ? ", DP attention" : "", l.xpus());
@@ -78,7 +82,9 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
     const auto& x = w.inferencex;
     workloads.push_back(fmt::format(
         "{}: InferenceX closed loop, ISL {} / OSL {} drawn from [{:g} L, L], MTP {}, weights {}", w.id, x.isl,
-        x.osl, x.range_ratio, x.mtp ? fmt::format("on (acceptance {:g})", x.mtp_acceptance.value_or(0)) : "off",
+        x.osl, x.range_ratio,
+        x.mtp ? (x.mtp_acceptance ? fmt::format("on (acceptance {:g})", *x.mtp_acceptance) : std::string("on (the system's acceptance)"))
+              : std::string("off"),
         x.precision.value_or("the system's best")));
   }
   std::vector<std::string> conc;
@@ -99,10 +105,14 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
                     {"osl", w.inferencex.osl},
                     {"range_ratio", w.inferencex.range_ratio},
                     {"mtp", w.inferencex.mtp},
+                    {"mtp_acceptance", w.inferencex.mtp_acceptance ? json(*w.inferencex.mtp_acceptance) : json(nullptr)},
+                    {"prompts_per_client", w.inferencex.prompts_per_client},
+                    {"warmup_per_client", w.inferencex.warmup_per_client},
                     {"precision", w.inferencex.precision ? json(*w.inferencex.precision) : json(nullptr)}});
     json j{{"file", path},
            {"valid", true},
            {"name", sc->name},
+           {"description", sc->description},
            {"seed", sc->seed},
            {"systems", sc->systems},
            {"models", sc->models},
@@ -113,6 +123,10 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
             {{"pue", sc->facility.pue},
              {"electricity_usd_per_kwh", sc->facility.electricity_price.value() * kJoulesPerKwh},
              {"power_budget_w", sc->facility.power_budget ? json(sc->facility.power_budget->value()) : json(nullptr)}}},
+           {"output",
+            {{"db", sc->output.db ? json(*sc->output.db) : json(nullptr)},
+             {"json", sc->output.json ? json(*sc->output.json) : json(nullptr)},
+             {"plots", sc->output.plots ? json(*sc->output.plots) : json(nullptr)}}},
            {"points_per_layout", points},
            {"assumptions", assumed}};
     fmt::print("{}\n", j.dump(2));
@@ -136,7 +150,7 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
     }
     for (const auto& l : sc->layouts.named) fmt::print("  layout       {}\n", layout_text(l));
   }
-  fmt::print("  concurrency  {} ({} points)\n", join(conc), conc.size());
+  fmt::print("  concurrency  {} ({})\n", join(conc), plural(conc.size(), "point"));
   fmt::print("  facility     PUE {:g}{}, electricity {}{}{}\n", sc->facility.pue,
              sc->facility.pue_given ? "" : " (default)", format(sc->facility.electricity_price),
              sc->facility.price_given ? "" : " (default)",
@@ -144,8 +158,9 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
   if (sc->output.db) fmt::print("  database     {}\n", *sc->output.db);
   if (sc->output.json) fmt::print("  json         {}\n", *sc->output.json);
   if (sc->output.plots) fmt::print("  plots        {}\n", *sc->output.plots);
-  fmt::print("  sweep        {} systems x {} models x {} workloads x {} concurrencies = {} points per layout\n",
-             sc->systems.size(), sc->models.size(), sc->workloads.size(), sc->concurrency.size(), points);
+  fmt::print("  sweep        {} x {} x {} x {} = {} per layout\n", plural(sc->systems.size(), "system"),
+             plural(sc->models.size(), "model"), plural(sc->workloads.size(), "workload"),
+             plural(sc->concurrency.size(), "concurrency", "concurrencies"), plural(points, "point"));
   fmt::print("  assumptions  the selected systems, chips and models rest on {} catalog assumptions "
              "('racktwin catalog show ID' lists them with reasons)\n",
              assumed.size());

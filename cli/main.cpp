@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   cli::add_catalog_commands(app, commands);
   cli::add_check_command(app, commands);
   cli::add_perf_commands(app, commands);
+  cli::add_run_command(app, commands);
 
   try {
     app.parse(argc, argv);

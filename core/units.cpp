@@ -85,6 +85,7 @@ const std::vector<BaseUnit>& base_units() {
       {"min", 60.0, {.time = 1}, kNone},
       {"sec", 1.0, {.time = 1}, kSmall},
       {"tok", 1.0, {.tokens = 1}, kBig},
+      {"days", 86400.0, {.time = 1}, kNone},
       {"day", 86400.0, {.time = 1}, kNone},
       {"Wh", 3600.0, {.energy = 1}, kBig},
       {"Hz", 1.0, {.time = -1}, kBig},
@@ -155,6 +156,12 @@ std::string dimension_name(const Dimension& d) {
   return buf;
 }
 
+std::string a_dimension(const Dimension& d) {
+  const std::string n = dimension_name(d);
+  const bool vowel = !n.empty() && std::string_view("aeiou").find(n.front()) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + n;
+}
+
 std::string dimension_example(const Dimension& d) {
   if (const auto* n = find_named(d)) return n->example;
   return "a number with a unit";
@@ -221,13 +228,12 @@ std::expected<ParsedQuantity, std::string> parse_quantity(std::string_view text)
 std::expected<double, std::string> parse_si(std::string_view text, const Dimension& expected) {
   auto q = parse_quantity(text);
   const std::string want =
-      "expected a " + dimension_name(expected) + " such as " + dimension_example(expected);
+      "expected " + a_dimension(expected) + " such as " + dimension_example(expected);
   if (!q) return std::unexpected(q.error() + "; " + want);
   if (!(q->dimension == expected)) {
     if (q->dimension.dimensionless())
       return std::unexpected(want + ", but " + quote(trim(text)) + " has no unit");
-    return std::unexpected(want + ", but " + quote(trim(text)) + " is a " +
-                           dimension_name(q->dimension));
+    return std::unexpected(want + ", but " + quote(trim(text)) + " is " + a_dimension(q->dimension));
   }
   return q->base_value;
 }
@@ -248,7 +254,10 @@ std::string format_quantity(double base_value, const Dimension& d, int significa
     return buf;
   }
   if (d == Dimension{.money = 1}) {
-    std::snprintf(buf, sizeof buf, "$%.*g", significant, base_value);
+    const double mag = std::fabs(base_value);
+    if (mag >= 1e9) std::snprintf(buf, sizeof buf, "$%.*gB", significant, base_value / 1e9);
+    else if (mag >= 1e6) std::snprintf(buf, sizeof buf, "$%.*gM", significant, base_value / 1e6);
+    else std::snprintf(buf, sizeof buf, "$%.*f", 2, base_value);
     return buf;
   }
   const std::string symbol = n->symbol;

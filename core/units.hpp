@@ -8,8 +8,9 @@
 // - The dimension is part of the type: Watts * Seconds is Joules, Bytes / BytesPerSecond is Seconds,
 //   and adding Watts to Joules does not compile. A ratio of equal dimensions is a plain double.
 // - Parsing never throws: it returns std::expected with a message that says what was expected.
-// - SI prefixes (k, M, G, T, P, E; m, u, n) are powers of ten; Ki, Mi, Gi, Ti, Pi are powers of two.
-//   "B" is a byte and "b" a bit (8 bits = 1 byte).
+// - SI prefixes (k or K, M, G, T, P, E; m, u or \u00b5, n, p) are powers of ten; Ki, Mi, Gi, Ti, Pi,
+//   Ei are powers of two (bytes and bits only). "B" is a byte and "b" a bit (8 bits = 1 byte).
+//   Negative values parse; callers that need a non-negative quantity check it.
 
 #include <compare>
 #include <expected>
@@ -41,6 +42,8 @@ struct Dimension {
 
 // What a dimension is called in messages ("power", "bandwidth", ...), and an example of a valid string.
 std::string dimension_name(const Dimension& d);
+// The name with its indefinite article: "a power", "an energy price".
+std::string a_dimension(const Dimension& d);
 std::string dimension_example(const Dimension& d);
 
 template <int T, int E, int D, int F, int K, int M>
@@ -133,8 +136,9 @@ struct ParsedQuantity {
 };
 
 // Parses "<number> <unit>" (the space is optional), "$<number>[/<unit>]", "<number>%" or a bare
-// number (dimensionless). Accepted units: W, J, Wh, s, min, h, B, b, bit, FLOP, FLOPS (= FLOP/s),
-// OPS (= FLOP/s), tok, token(s), bps (= b/s), with prefixes, and any "<unit>/<unit>" ratio.
+// number (dimensionless). Accepted units: W, J, Wh, s, sec, min, h, hour(s), day(s), Hz, B, b, bit,
+// FLOP, FLOPS (= FLOP/s), OPS (= FLOP/s), tok, token(s), bps (= b/s), with prefixes, and any
+// "<unit>/<unit>" ratio; money as "$<n>[k|M|B][/<unit>]".
 std::expected<ParsedQuantity, std::string> parse_quantity(std::string_view text);
 
 // Parses and checks the dimension; the error says what was expected, e.g.

@@ -97,7 +97,7 @@ class EntryFields {
   template <class Q>
   std::optional<Q> quantity(MapReader& m, std::string_view key, bool required) {
     const std::string expected =
-        "a " + dimension_name(Q::kDimension) + " such as " + dimension_example(Q::kDimension);
+        a_dimension(Q::kDimension) + " such as " + dimension_example(Q::kDimension);
     auto v = read<double>(m, key, required, expected,
                           [&](const YAML::Node& n, const std::string& p) {
                             return yaml::read_quantity(ctx_, n, p, Q::kDimension);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "scenarios/yaml_reader.hpp"
 
@@ -48,7 +49,7 @@ std::vector<std::string> read_ids(Context& ctx, MapReader& m, std::string_view k
       const std::string near = nearest(*id, known);
       ctx.error(n[i], p, "unknown " + std::string(kind) + " id '" + *id + "'",
                 near.empty() ? "known " + std::string(kind) + " ids: " + list
-                             : "did you mean '" + near + "'? (racktwin catalog list shows all)");
+                             : "did you mean '" + near + "'? 'racktwin catalog list' shows all ids");
       continue;
     }
     if (!seen.insert(*id).second) {
@@ -75,6 +76,8 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
               "workload kind '" + k + "' is not supported by this version of racktwin",
               "use kind: inferencex (fixed-length closed loop); agentic, poisson and trace "
               "workloads come with the serving simulator");
+    m.allow({"isl", "osl", "range_ratio", "mtp", "mtp_acceptance", "precision", "prompts_per_client",
+             "warmup_per_client"});
     m.finish();
     return std::nullopt;
   }
@@ -96,6 +99,13 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
   }
   if (auto v = m.integer("prompts_per_client", false, 1, 1000)) x.prompts_per_client = static_cast<int>(*v);
   if (auto v = m.integer("warmup_per_client", false, 0, 1000)) x.warmup_per_client = static_cast<int>(*v);
+  if (x.warmup_per_client >= x.prompts_per_client) {
+    ctx.error(m.has("warmup_per_client") ? m.get("warmup_per_client") : n, m.child("warmup_per_client"),
+              "warm-up (" + std::to_string(x.warmup_per_client) + " x C) must be fewer than the prompts (" +
+                  std::to_string(x.prompts_per_client) + " x C)",
+              "InferenceX uses 10 x C prompts and a 2 x C warm-up");
+    ok = false;
+  }
   if (auto p = m.string("precision", false)) {
     x.precision = *p;
     std::vector<std::string> lacking;
@@ -153,21 +163,35 @@ void read_layouts(Context& ctx, MapReader& top, LayoutSelection& sel) {
     if (!n.IsSequence() || n.size() == 0) {
       ctx.error(n, m.child("replica_xpus"), "expected a non-empty list of replica sizes in XPUs");
     } else {
-      for (std::size_t i = 0; i < n.size(); ++i)
-        if (auto v = yaml::read_integer(ctx, n[i], yaml::index_path(m.child("replica_xpus"), i), 1,
-                                        1 << 20))
-          sel.replica_xpus.push_back(static_cast<int>(*v));
+      for (std::size_t i = 0; i < n.size(); ++i) {
+        const std::string p = yaml::index_path(m.child("replica_xpus"), i);
+        auto v = yaml::read_integer(ctx, n[i], p, 1, 1 << 20);
+        if (!v) continue;
+        if (std::find(sel.replica_xpus.begin(), sel.replica_xpus.end(), static_cast<int>(*v)) != sel.replica_xpus.end()) {
+          ctx.error(n[i], p, "replica size " + std::to_string(*v) + " is listed twice");
+          continue;
+        }
+        sel.replica_xpus.push_back(static_cast<int>(*v));
+      }
     }
   }
   if (m.has("named")) {
     const YAML::Node n = m.get("named");
     if (!n.IsSequence() || n.size() == 0) {
-      ctx.error(n, m.child("named"), "expected a non-empty list of layouts ({tp, ep, pp, dp_attention})");
+      ctx.error(n, m.child("named"),
+                "expected a non-empty list of layouts ('tp8-ep8-dpa' or {tp, ep, pp, dp_attention})");
     } else {
       std::set<std::string> names;
       for (std::size_t i = 0; i < n.size(); ++i) {
         const std::string p = yaml::index_path(m.child("named"), i);
-        if (auto l = read_layout(ctx, n[i], p)) {
+        std::optional<Layout> l;
+        if (n[i].IsScalar()) {
+          if (auto parsed = parse_layout(n[i].Scalar())) l = *parsed;
+          else ctx.error(n[i], p, parsed.error());
+        } else {
+          l = read_layout(ctx, n[i], p);
+        }
+        if (l) {
           if (!names.insert(l->name).second) {
             ctx.error(n[i], p, "layout name '" + l->name + "' is used twice", "give each layout its own name");
             continue;
@@ -200,6 +224,10 @@ void read_concurrency(Context& ctx, MapReader& top, std::vector<int>& out) {
       out.push_back(static_cast<int>(*v));
     }
     std::sort(out.begin(), out.end());
+    return;
+  }
+  if (n.IsScalar()) {
+    if (auto v = yaml::read_integer(ctx, n, path, 1, kMaxConcurrency)) out.push_back(static_cast<int>(*v));
     return;
   }
   if (n.IsMap()) {
@@ -287,7 +315,13 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
     o.finish();
   }
   top.finish();
-  if (!ctx.ok()) return std::unexpected(ctx.diagnostics());
+  if (!ctx.ok()) {
+    Diagnostics d = ctx.diagnostics();
+    std::stable_sort(d.begin(), d.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      return std::tie(a.where.line, a.where.column) < std::tie(b.where.line, b.where.column);
+    });
+    return std::unexpected(std::move(d));
+  }
   return sc;
 }
 

@@ -173,13 +173,17 @@ std::optional<double> read_quantity(Context& ctx, const YAML::Node& n, const std
                                     const Dimension& dim) {
   if (!n.IsScalar()) {
     ctx.error(n, path,
-              "expected a " + dimension_name(dim) + " such as " + dimension_example(dim) +
+              "expected " + a_dimension(dim) + " such as " + dimension_example(dim) +
                   ", found " + describe(n));
     return std::nullopt;
   }
   auto v = parse_si(n.Scalar(), dim);
   if (!v) {
     ctx.error(n, path, v.error());
+    return std::nullopt;
+  }
+  if (*v < 0) {
+    ctx.error(n, path, "expected " + a_dimension(dim) + " of zero or more, found '" + n.Scalar() + "'");
     return std::nullopt;
   }
   return *v;

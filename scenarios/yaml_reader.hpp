@@ -84,7 +84,7 @@ class MapReader {
   template <class Q>
   std::optional<Q> quantity(std::string_view key, bool required) {
     if (!has(key)) {
-      if (required) missing(key, "a " + dimension_name(Q::kDimension) + " such as " +
+      if (required) missing(key, a_dimension(Q::kDimension) + " such as " +
                                      dimension_example(Q::kDimension));
       return std::nullopt;
     }

@@ -9,7 +9,7 @@ BUILD_DIR="${RACKTWIN_BUILD_DIR:-$ROOT/build}"
 PACKAGES=(
   g++ cmake ninja-build pkg-config git
   libyaml-cpp-dev libfmt-dev libcli11-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libbenchmark-dev
 )
 
 ensure_packages() {

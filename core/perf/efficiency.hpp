@@ -1,7 +1,9 @@
 #pragma once
 // Efficiency parameters of one system (chip + software stack): how far from the hardware roofline
-// real kernels, collectives and engines run. Priors come from the catalog (efficiency_priors);
-// `racktwin calibrate` fits them per system. docs/model.md defines each one.
+// real kernels, collectives and engines run. The values used for a system come from the catalog
+// (efficiency_priors in scenarios/catalog/efficiency.yaml, with their reasons); the member defaults
+// below mirror the catalog's "default" prior for code that builds an Efficiency by hand.
+// docs/model.md defines each one.
 
 #include <string>
 
@@ -13,11 +15,11 @@ struct Efficiency {
   double mfu = 0.5;        // achieved / peak tensor FLOP/s for GEMMs and attention (0-1]
   double mbu = 0.75;       // achieved / peak HBM bandwidth (0-1]
   double comm_eff = 0.7;   // achieved / link bandwidth for collectives (0-1]
-  Seconds alpha{1e-6};     // software cost per collective step, added to the tier's hop latency
+  Seconds alpha{2e-6};     // software cost per collective step, added to the tier's hop latency
   double overlap = 0.0;    // fraction of communication hidden behind computation [0-1)
-  Seconds layer_overhead{5e-6};  // fixed cost per layer per pass (kernel launches, norms, sync)
-  Seconds step_overhead{100e-6};  // fixed cost per engine iteration (scheduler, sampling, host)
-  double moe_imbalance = 1.2;     // tokens on the busiest EP rank / mean tokens per EP rank (>= 1)
+  Seconds layer_overhead{4e-6};   // fixed cost per layer per pass (kernel launches, norms, sync)
+  Seconds step_overhead{150e-6};  // fixed cost per engine iteration (scheduler, sampling, host)
+  double moe_imbalance = 1.25;    // tokens on the busiest EP rank / mean tokens per EP rank (>= 1)
 };
 
 // Serving-engine memory parameters used by the memory planner.

@@ -78,6 +78,10 @@ IterationShape IterationShape::decode(double seqs, double total_context) {
 
 IterationShape& IterationShape::add_prefill_chunk(double tokens, double prior, bool completes, int window) {
   if (prefill_window_attended < 0) prefill_window_attended = 0;
+  if (prefill_span < 0) prefill_span = 0;
+  if (prefill_window_span < 0) prefill_window_span = 0;
+  prefill_span += prior + tokens;
+  prefill_window_span += (window > 0 ? std::min<double>(prior, window) : prior) + tokens;
   prefill_chunks += 1;
   prefill_tokens += tokens;
   // Query i (1-based) of the chunk attends to prior + i positions.
@@ -182,10 +186,12 @@ std::expected<StepModel, std::string> StepModel::create(const Model& model, cons
   // Attention.
   const double b_attn = bytes_per_element(fmt(v.attention));
   const double b_kv = bytes_per_element(fmt(v.kv_cache));
-  double params = 0, replicated = 0;
+  double params = 0, params_rank = 0;
   if (a.kind == AttentionKind::gqa) {
     const double hq = a.q_heads, hkv = a.kv_heads, d = a.head_dim;
     params = h * hq * d + 2 * h * hkv * d + hq * d * h;
+    // Q and O split over tp; K and V over at most kv_heads ranks, replicated beyond that.
+    params_rank = m.dpa_ ? params : (2 * h * hq * d) / tp + (2 * h * hkv * d) / std::min<double>(tp, hkv);
     m.attn_core_flops_decode_ = m.attn_core_flops_prefill_ = 4 * hq * d;
     m.kv_bytes_layer_ = 2 * hkv * d * b_kv;
     m.kv_share_rank_ = m.dpa_ ? 1.0 : 1.0 / std::min<double>(tp, hkv);
@@ -196,7 +202,8 @@ std::expected<StepModel, std::string> StepModel::create(const Model& model, cons
     const double q_b = qr > 0 ? qr * H * (nope + rope) : h * H * (nope + rope);
     const double kv_a = h * (kvr + rope), kv_b = kvr * H * (nope + vd), o = H * vd * h;
     params = q_a + q_b + kv_a + kv_b + o;
-    replicated = q_a + kv_a;  // the down-projections are not split by heads
+    // The down-projections q_a and kv_a are not split by heads: every TP rank holds them.
+    params_rank = m.dpa_ ? params : q_a + kv_a + (q_b + kv_b + o) / tp;
     // Absorbed decode: scores against the latent (kvr + rope) and values from the latent (kvr).
     m.attn_core_flops_decode_ = 2 * H * (kvr + rope) + 2 * H * kvr;
     // Prefill decompresses K and V per token (kv_b, counted in params) and attends per head.
@@ -204,7 +211,6 @@ std::expected<StepModel, std::string> StepModel::create(const Model& model, cons
     m.kv_bytes_layer_ = (kvr + rope) * b_kv;
     m.kv_share_rank_ = 1.0;  // the latent is replicated on every TP rank
   }
-  const double params_rank = m.dpa_ ? params : replicated + (params - replicated) / tp;
   m.attn_proj_flops_decode_ = m.attn_proj_flops_prefill_ = 2 * params_rank;
   m.attn_weight_bytes_rank_ = params_rank * b_attn;
   if (!m.dpa_) {
@@ -241,6 +247,7 @@ std::expected<StepModel, std::string> StepModel::create(const Model& model, cons
   m.head_bytes_rank_ = h * model.vocab * bytes_per_element(fmt(v.lm_head)) / tp;
   m.emb_bytes_rank_ = h * model.vocab * bytes_per_element(fmt(v.embeddings)) / tp;
   m.tied_ = model.tied_embeddings;
+  m.mtp_layers_ = spec.draft_tokens > 0 ? model.mtp_layers : 0;
 
   // Communication tiers.
   const Tier tpt = tier_for(system, tp);
@@ -276,36 +283,44 @@ struct StepModel::Ops {
 void StepModel::attention(Ops& ops, Part part, const IterationShape& s, double count, bool sliding,
                           double queries) const {
   if (count <= 0) return;
-  const double q_dec = s.decode_seqs * queries;
-  const double tokens = q_dec + s.prefill_tokens;
-  const double share = rank_share(s);
+  const Shares sh = shares(s);
+  const double q_dec = s.decode_seqs * queries * sh.decode;  // on the busiest rank
+  const double q_pre = s.prefill_tokens * sh.prefill;
   double dec_ctx = s.decode_context, pre_att = s.prefill_attended;
+  double span = s.prefill_span >= 0 ? s.prefill_span
+                                    : std::min(pre_att, pre_att / std::max(1.0, s.prefill_tokens) * s.prefill_chunks +
+                                                            s.prefill_tokens);
   if (sliding) {
     const double w = window_;
     dec_ctx = s.decode_window_context >= 0 ? s.decode_window_context : std::min(dec_ctx, s.decode_seqs * w);
     pre_att = s.prefill_window_attended >= 0 ? s.prefill_window_attended : std::min(pre_att, s.prefill_tokens * w);
+    span = s.prefill_window_span >= 0 ? s.prefill_window_span : std::min(span, s.prefill_chunks * w + s.prefill_tokens);
   }
-  const double flops_proj = (q_dec * attn_proj_flops_decode_ + s.prefill_tokens * attn_proj_flops_prefill_) * share;
-  const double flops_core = (queries * dec_ctx * attn_core_flops_decode_ + pre_att * attn_core_flops_prefill_) * share;
-  // KV read: each decode sequence reads its context once per step; a prefill chunk reads the keys
-  // its queries span once (about attended / tokens + tokens per chunk, never more than attended).
-  const double prefill_kv =
-      s.prefill_tokens > 0 ? std::min(pre_att, pre_att / s.prefill_tokens * s.prefill_chunks + s.prefill_tokens) : 0.0;
-  const double kv_share = dpa_ ? share : kv_share_rank_;
-  const double kv_bytes = (dec_ctx + prefill_kv + tokens) * kv_bytes_layer_ * kv_share;  // read + write
-  const double act_bytes = mem_.activation_passes / 2 * tokens * share * hidden_ * kActBytes;
+  dec_ctx *= sh.decode;
+  pre_att *= sh.prefill;
+  span *= sh.prefill;
+  const double flops_proj = q_dec * attn_proj_flops_decode_ + q_pre * attn_proj_flops_prefill_;
+  const double flops_core = queries * dec_ctx * attn_core_flops_decode_ + pre_att * attn_core_flops_prefill_;
+  // KV: each decode sequence reads its context once per step, each prefill chunk the keys it spans
+  // (prior context and its own tokens); every new token is written once.
+  const double kv_bytes = (dec_ctx + span + q_dec + q_pre) * kv_bytes_layer_ * (dpa_ ? 1.0 : kv_share_rank_);
+  const double act_bytes = mem_.activation_passes / 2 * (q_dec + q_pre) * hidden_ * kActBytes;
   const double bytes = attn_weight_bytes_rank_ + kv_bytes + act_bytes;
   ops.add(part, count, flops_proj / rate_attn_proj_ + flops_core / rate_attn_core_, bytes / hbm_rate_,
           flops_proj + flops_core, bytes);
 }
 
-void StepModel::moe(Ops& ops, Part part, double tokens, double share, double count) const {
-  const double rows = tokens * top_k_ / tp_ * eff_.moe_imbalance;  // expert-width share per rank
+// `tokens`: tokens of the whole replica routed to the experts; `own`: tokens this rank routes and
+// passes through the shared experts (all of them, or its DP share).
+void StepModel::moe(Ops& ops, Part part, double tokens, double own, double count) const {
+  // Token-expert rows on the busiest rank; with ep = 1 every rank holds a slice of every expert and
+  // sees the same rows, so only expert parallelism is imbalanced.
+  const double imbalance = ep_ > 1 ? eff_.moe_imbalance : 1.0;
+  const double rows = tokens * top_k_ / tp_ * imbalance;
   const double touched = expected_distinct_experts(experts_, top_k_, tokens) / ep_;
-  const double own = dpa_ ? tokens * share : tokens;  // tokens this rank routes and runs through shared experts
   const double flops_e = rows * expert_flops_, flops_s = own * shared_flops_, flops_r = own * router_flops_;
   const double bytes = touched * expert_bytes_rank_ + shared_bytes_rank_ + router_bytes_ +
-                       mem_.activation_passes / 2 * tokens * hidden_ * kActBytes;
+                       mem_.activation_passes / 2 * own * hidden_ * kActBytes;
   ops.add(part, count, flops_e / rate_expert_ + flops_s / rate_shared_ + flops_r / rate_attn_core_,
           bytes / hbm_rate_, flops_e + flops_s + flops_r, bytes);
 }
@@ -322,17 +337,19 @@ void StepModel::lm_head(Ops& ops, Part part, double sampled) const {
   ops.add(part, 1.0, flops / rate_head_, head_bytes_rank_ / hbm_rate_, flops, head_bytes_rank_);
 }
 
-// With DP attention the busiest rank holds ceil(items / tp) of the batch's sequences and chunks.
-double StepModel::rank_share(const IterationShape& s) const {
-  if (!dpa_) return 1.0;
-  const double items = s.decode_seqs + s.prefill_chunks;
-  return items > 0 ? std::ceil(items / tp_ - 1e-9) / items : 0.0;
+// With DP attention, sequences and prefill chunks are spread over the tp ranks; the busiest rank
+// holds ceil(n / tp) of the n decode sequences and ceil(c / tp) of the c chunks (chunks are not split).
+StepModel::Shares StepModel::shares(const IterationShape& s) const {
+  if (!dpa_) return {};
+  auto share = [&](double n) { return n > 0 ? std::ceil(n / tp_ - 1e-9) / n : 0.0; };
+  return {share(s.decode_seqs), share(s.prefill_chunks)};
 }
 
 Breakdown StepModel::step(const IterationShape& full) const {
   Breakdown b;
-  Ops ops{b};
   const double items = full.decode_seqs + full.prefill_chunks;
+  if (items <= 0 || full.decode_seqs * 1.0 + full.prefill_tokens <= 0) return b;  // nothing to do
+  Ops ops{b};
   // Pipeline: the iteration is split into up to pp microbatches; a token's step is one pass of its
   // microbatch through every stage, i.e. all layers at the microbatch's size.
   const double micro = pp_ > 1 ? std::clamp(std::floor(items), 1.0, pp_) : 1.0;
@@ -342,21 +359,23 @@ Breakdown StepModel::step(const IterationShape& full) const {
     for (double* x : {&s.decode_seqs, &s.decode_context, &s.prefill_chunks, &s.prefill_tokens, &s.prefill_attended,
                       &s.prefill_completions})
       *x *= f;
-    if (s.decode_window_context >= 0) s.decode_window_context *= f;
-    if (s.prefill_window_attended >= 0) s.prefill_window_attended *= f;
+    for (double* x : {&s.decode_window_context, &s.prefill_window_attended, &s.prefill_span, &s.prefill_window_span})
+      if (*x >= 0) *x *= f;
   }
   const double queries = 1.0 + spec_.draft_tokens;
   const double tokens = s.decode_seqs * queries + s.prefill_tokens;
+  const Shares sh = shares(s);
+  const double own = s.decode_seqs * queries * sh.decode + s.prefill_tokens * sh.prefill;
 
   attention(ops, kAttention, s, sliding_layers_, true, queries);
   attention(ops, kAttention, s, layers_ - sliding_layers_, false, queries);
   if (tokens > 0) {
     if (dense_layers_ > 0) dense(ops, kDenseFfn, tokens, dense_layers_);
-    if (moe_layers_ > 0) moe(ops, kMoe, tokens, rank_share(s), moe_layers_);
+    if (moe_layers_ > 0) moe(ops, kMoe, tokens, own, moe_layers_);
   }
   lm_head(ops, kLmHead, s.decode_seqs * queries + s.prefill_completions);
 
-  // Collectives, per layer, on the TP group's tier.
+  // Collectives on the TP group's tier, per layer of a pass.
   double comm = 0.0, comm_bytes = 0.0;
   auto all_reduce = [&](double bytes, double count) {
     if (tp_ <= 1 || bytes <= 0 || count <= 0) return;
@@ -369,36 +388,45 @@ Breakdown StepModel::step(const IterationShape& full) const {
     comm += count * (tp_steps_ * tp_step_latency_ + bytes / tp_bw_);
     comm_bytes += count * bytes;
   };
-  const double act = tokens * hidden_ * kActBytes;
-  if (!dpa_) {
-    all_reduce(act, 2 * layers_);  // after attention and after the FFN of every layer
-  } else {
-    // Dense layers (and TP-sharded experts when ep = 1) gather and scatter the tokens of all ranks.
-    all_reduce(act, dense_layers_ + (ep_ == 1 ? moe_layers_ : 0.0));
+  // `n_tokens` through `layers` layers, `moe_count` of them MoE; `own_tokens` on the busiest rank.
+  auto layer_collectives = [&](double n_tokens, double own_tokens, double layers, double dense_count,
+                               double moe_count) {
+    const double act = n_tokens * hidden_ * kActBytes;
+    if (!dpa_) {
+      all_reduce(act, 2 * layers);  // after attention and after the FFN
+      return;
+    }
+    // Dense layers (and TP-sliced experts when ep = 1) gather and scatter the tokens of all ranks.
+    all_reduce(act, dense_count + (ep_ == 1 ? moe_count : 0.0));
     if (moe_ && ep_ > 1) {
       // Dispatch and combine: each token goes to the distinct EP ranks among its top-k experts.
       const double ranks = ep_ * (1.0 - std::pow(1.0 - 1.0 / ep_, top_k_));
-      const double bytes = tokens * rank_share(s) * ranks * (ep_ - 1) / ep_ * hidden_ * kActBytes;
-      all_to_all(bytes, 2 * moe_layers_);
+      all_to_all(own_tokens * ranks * (ep_ - 1) / ep_ * hidden_ * kActBytes, 2 * moe_count);
     }
-  }
-  if (pp_ > 1 && tokens > 0) {  // stage boundaries
+  };
+  layer_collectives(tokens, own, layers_, dense_layers_, moe_layers_);
+  const double layer_bytes = comm_bytes;
+  double boundary_bytes = 0.0;
+  if (pp_ > 1 && tokens > 0) {  // stage boundaries, once per stage of the pass
+    const double act = tokens * hidden_ * kActBytes;
     comm += (pp_ - 1) * (pp_latency_ + act / pp_bw_);
-    comm_bytes += act;
+    boundary_bytes = act;  // each XPU but the last stage's sends one per microbatch
   }
 
   // Speculative drafting: draft_tokens sequential passes of one layer plus the LM head on one token
-  // per sequence (an MTP module, or a draft model of about one layer).
+  // per sequence (an MTP module, or a draft model of about one layer), with that layer's collectives.
   double draft_overhead = 0.0;
   if (spec_.draft_tokens > 0 && s.decode_seqs > 0) {
     const double d = spec_.draft_tokens, n = s.decode_seqs;
-    IterationShape one = IterationShape::decode(n, s.decode_context);
+    const IterationShape one = IterationShape::decode(n, s.decode_context);
     attention(ops, kDraft, one, d, false, 1.0);
-    if (moe_) moe(ops, kDraft, n, rank_share(one), d);
+    if (moe_) moe(ops, kDraft, n, n * shares(one).decode, d);
     else dense(ops, kDraft, n, d);
     for (int i = 0; i < spec_.draft_tokens; ++i) lm_head(ops, kDraft, n);
+    layer_collectives(n, n * shares(one).decode, d, moe_ ? 0.0 : d, moe_ ? d : 0.0);
     draft_overhead = d * eff_.layer_overhead.value();
   }
+  const double draft_bytes = comm_bytes - layer_bytes;
 
   const double exposed = comm * (1.0 - eff_.overlap);
   b.compute = Seconds(ops.compute_bound);
@@ -414,7 +442,7 @@ Breakdown StepModel::step(const IterationShape& full) const {
   }
   b.flops = b.flops * (micro / pp_);
   b.hbm_bytes = b.hbm_bytes * (micro / pp_);
-  b.comm_bytes = Bytes(comm_bytes * micro / pp_);
+  b.comm_bytes = Bytes((layer_bytes + draft_bytes) * micro / pp_ + boundary_bytes * micro);
   b.tokens_per_decode_seq = spec_.acceptance;
   const double vals[] = {b.compute.value(), b.memory.value(), b.communication.value(), b.overhead.value()};
   b.bound = static_cast<Bound>(std::max_element(std::begin(vals), std::end(vals)) - std::begin(vals));
@@ -423,16 +451,25 @@ Breakdown StepModel::step(const IterationShape& full) const {
 
 Bytes StepModel::weights_per_xpu() const {
   const double moe_layer = moe_ ? (experts_ / ep_) * expert_bytes_rank_ + shared_bytes_rank_ + router_bytes_ : 0.0;
-  const double stage = std::ceil(layers_ / pp_);
-  auto layers_bytes = [&](double dense_count, double moe_count) {
-    return (dense_count + moe_count) * attn_weight_bytes_rank_ + dense_count * dense_bytes_rank_ + moe_count * moe_layer;
-  };
-  const double first_dense = std::min(dense_layers_, stage);
-  const double first = layers_bytes(first_dense, stage - first_dense) + emb_bytes_rank_;
-  const double last_dense = std::max(0.0, dense_layers_ - (layers_ - stage));
-  double last = layers_bytes(last_dense, stage - last_dense) + (tied_ && pp_ <= 1 ? 0.0 : head_bytes_rank_);
-  if (pp_ <= 1) last += emb_bytes_rank_;
-  return Bytes(pp_ <= 1 ? last : std::max(first, last));
+  const double attn_layer = attn_weight_bytes_rank_;
+  // Stages take floor(L / pp) layers each, the first L mod pp stages one more.
+  const int L = static_cast<int>(layers_), P = static_cast<int>(pp_), dense = static_cast<int>(dense_layers_);
+  double worst = 0.0;
+  int start = 0;
+  for (int i = 0; i < P; ++i) {
+    const int n = L / P + (i < L % P ? 1 : 0);
+    const int d = std::clamp(dense - start, 0, n);  // dense layers come first
+    double bytes = n * attn_layer + d * dense_bytes_rank_ + (n - d) * moe_layer;
+    if (i == 0) bytes += emb_bytes_rank_;
+    if (i == P - 1) {
+      if (!(tied_ && P == 1)) bytes += head_bytes_rank_;
+      // The MTP modules (one layer each, sharing embeddings and head) sit with the last stage.
+      bytes += mtp_layers_ * (attn_layer + (moe_ ? moe_layer : dense_bytes_rank_));
+    }
+    worst = std::max(worst, bytes);
+    start += n;
+  }
+  return Bytes(worst);
 }
 
 double StepModel::kv_tokens(Bytes free) const {

@@ -45,6 +45,10 @@ struct IterationShape {
   double prefill_tokens = 0;
   double prefill_attended = 0;
   double prefill_window_attended = -1;  // same with each query's span capped at the window
+  // Key positions the chunks read from the KV cache: sum over chunks of (prior + tokens), and with
+  // the prior capped at the window. Negative = derive from the attended positions.
+  double prefill_span = -1;
+  double prefill_window_span = -1;
   // Chunks that finish their prompt in this iteration and therefore sample a first token.
   double prefill_completions = 0;
 
@@ -112,10 +116,13 @@ class StepModel {
  private:
   struct Ops;
   void attention(Ops& ops, Part part, const IterationShape& s, double count, bool sliding, double queries) const;
-  void moe(Ops& ops, Part part, double tokens, double share, double count) const;
+  void moe(Ops& ops, Part part, double tokens, double own_tokens, double count) const;
   void dense(Ops& ops, Part part, double tokens, double count) const;
   void lm_head(Ops& ops, Part part, double sampled) const;
-  double rank_share(const IterationShape& s) const;
+  struct Shares {
+    double decode = 1.0, prefill = 1.0;  // the busiest rank's share of decode sequences and of chunks
+  };
+  Shares shares(const IterationShape& s) const;
 
   Layout layout_;
   std::string precision_;
@@ -144,6 +151,7 @@ class StepModel {
   // LM head.
   double head_flops_ = 0, head_bytes_rank_ = 0, emb_bytes_rank_ = 0;
   bool tied_ = false;
+  double mtp_layers_ = 0;  // MTP modules held in memory when speculation uses them
   // Communication (per collective): latency and bandwidth of the tier spanning the TP group and
   // the replica.
   double tp_step_latency_ = 0, tp_bw_ = 0, tp_steps_ = 0;
@@ -155,8 +163,9 @@ class StepModel {
 double expected_distinct_experts(double experts, double top_k, double tokens);
 
 // The precision variant racktwin uses on `system` when none is asked for: among the model's
-// variants whose formats all compute natively on the chip, the one with the fewest weight bytes
-// (ties: the narrower compute class); the model's default variant when none is native.
+// variants whose formats all compute natively on the chip, the one whose bulk weights (routed
+// experts, else the dense FFN) take the fewest bits per element (ties: the narrower compute class);
+// the model's default variant when none is native.
 std::string best_precision(const Model& model, const System& system, const Catalog& catalog);
 
 }  // namespace racktwin::perf

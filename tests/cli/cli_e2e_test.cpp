@@ -147,3 +147,56 @@ TEST(Cli_Check, MissingFile_ExitsTwo) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli_Perf, DeepSeekOnJalapeno_PrintsBreakdownAndBound) {
+  auto r = run("perf --system jalapeno-a0 --model deepseek-r1 --layout tp8-ep8-dpa --batch 8 --context 8192");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* needle : {"compute-bound ops", "memory-bound ops", "communication", "overhead", "total", "bound: ",
+                             "attention", "moe", "lm_head", "per XPU:", "ms per output token"})
+    EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
+}
+
+TEST(Cli_Perf, Json_CarriesTheBreakdown) {
+  auto r = run("perf --system h100-hgx --model gpt-oss-120b --layout tp1 --batch 1 --context 1024 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* needle : {"\"total_s\"", "\"compute_s\"", "\"memory_s\"", "\"communication_s\"", "\"overhead_s\"",
+                             "\"bound\": \"memory\"", "\"efficiency_prior\": \"default\""})
+    EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
+}
+
+TEST(Cli_Perf, BadInput_ExitsTwoWithReason) {
+  auto a = run("perf --system jalapeno-a1 --model deepseek-r1 --layout tp8");
+  EXPECT_EQ(a.exit_code, 2);
+  EXPECT_NE(a.err.find("did you mean 'jalapeno-a0'"), std::string::npos) << a.err;
+  auto b = run("perf --system h100-hgx --model gpt-oss-120b --layout tp3");
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.err.find("not divisible by tp 3"), std::string::npos) << b.err;
+  auto c = run("perf --system h100-hgx --model gpt-oss-120b --layout tq8");
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("--layout"), std::string::npos) << c.err;
+}
+
+TEST(Cli_Layouts, JalapenoAndGb300_ListFittingLayoutsWithKvCapacityAndRejections) {
+  for (const char* system : {"jalapeno-a0", "gb300-nvl72"}) {
+    auto r = run(std::string("layouts --system ") + system + " --model deepseek-r1");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("KV capacity (tokens)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("tp8-ep8-dpa"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Rejected layouts"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("does not fit in HBM"), std::string::npos) << r.out;
+  }
+  auto all = run("layouts --system gb300-nvl72 --model deepseek-r1 --xpus 1 144 --all");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find("exceeds the scale-up domain of 72"), std::string::npos) << all.out;
+}
+
+TEST(Cli_Run, NotBuiltYet_SaysSoPlainlyAndExitsOne) {
+  auto r = run("run " + std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/inferencex-8k1k.yaml");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("not built"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+}  // namespace

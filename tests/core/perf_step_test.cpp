@@ -308,3 +308,85 @@ TEST(PerfStep_Invariants, PipelineAndDataParallelAttention_ConserveWork) {
 
 }  // namespace
 }  // namespace racktwin::perf
+
+namespace racktwin::perf {
+namespace {
+
+TEST(PerfStep_Invariants, AddingWork_NeverMakesAStepFaster) {
+  // Every structurally valid layout of sizes 8 and 16 (DP attention included) on a few systems.
+  for (const char* system : {"jalapeno-a0", "gb300-nvl72", "mi355x-8"}) {
+    for (const auto& [mid, mp] : shipped_catalog().models) {
+      const Model& m = *mp;
+      for (int t : {8, 16}) {
+        for (int e : {1, t}) {
+          for (bool dpa : {false, true}) {
+            auto sm = StepModel::create(m, sys(system), shipped_catalog(), tp(t, e, 1, dpa),
+                                        best_precision(m, sys(system), shipped_catalog()), bare());
+            if (!sm) continue;
+            const int w = m.attention.sliding_window.value_or(0);
+            IterationShape prefill;
+            prefill.add_prefill_chunk(8192, 0, true, w);
+            double prev = sm->step(prefill).total.value();
+            for (double k : {1.0, 7.0, 31.0, 127.0}) {
+              IterationShape mixed = IterationShape::decode(k, k * 8192);
+              mixed.add_prefill_chunk(8192, 0, true, w);
+              const double t_mixed = sm->step(mixed).total.value();
+              EXPECT_GE(t_mixed, prev * (1 - 1e-12)) << system << " " << mid << " " << tp(t, e, 1, dpa).label() << " +" << k;
+              prev = t_mixed;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(PerfStep_HandChecked, MoeImbalance_OnlyWithExpertParallelism) {
+  Efficiency skewed = bare();
+  skewed.moe_imbalance = 1.5;
+  const auto s = IterationShape::decode(64, 64 * 1000.0);
+  const double flat = make("deepseek-r1", "gb300-nvl72", tp(8, 1), "fp4").step(s).parts[kMoe].flops.value();
+  const double same = make("deepseek-r1", "gb300-nvl72", tp(8, 1), "fp4", skewed).step(s).parts[kMoe].flops.value();
+  EXPECT_DOUBLE_EQ(flat, same);  // ep = 1: every rank has a slice of every expert
+  const double ep_flat = make("deepseek-r1", "gb300-nvl72", tp(8, 8), "fp4").step(s).parts[kMoe].flops.value();
+  const double ep_skew = make("deepseek-r1", "gb300-nvl72", tp(8, 8), "fp4", skewed).step(s).parts[kMoe].flops.value();
+  EXPECT_GT(ep_skew, ep_flat);
+}
+
+TEST(PerfStep_HandChecked, GqaBeyondKvHeads_ReplicatesKvProjections) {
+  // Llama 3.3 70B has 8 KV heads: at tp 16 each rank holds 1/16 of Q and O but 1/8 of K and V.
+  const StepModel m = make("llama-3.3-70b", "gb200-nvl72", tp(16), "bf16");
+  const auto b = m.step(IterationShape::decode(1, 1));
+  const double h = 8192, q_o = 2 * h * 64 * 128, kv = 2 * h * 8 * 128;
+  const double per_rank = q_o / 16 + kv / 8;
+  // Attention bytes: 80 layers of weights (BF16) + KV (1 token read + 1 written, 2 x 8 x 128 x 2 B
+  // per layer, 1/8 on this rank) + 3 activation passes over 8192 BF16 values.
+  const double expected = 80 * (per_rank * 2 + 2 * (2 * 8 * 128 * 2.0) / 8 + 3 * h * 2);
+  EXPECT_NEAR(b.parts[kAttention].bytes.value() / expected, 1.0, 1e-12);
+}
+
+TEST(PerfStep_Invariants, EmptyIteration_CostsNothing) {
+  const StepModel m = make("deepseek-r1", "jalapeno-a0", tp(8, 8, 1, true), "fp4");
+  const Breakdown b = m.step(IterationShape{});
+  EXPECT_DOUBLE_EQ(b.total.value(), 0.0);
+  EXPECT_DOUBLE_EQ(b.hbm_bytes.value(), 0.0);
+}
+
+TEST(PerfStep_HandChecked, PipelineStages_HoldTheirOwnLayers) {
+  // DeepSeek-R1 at pp 2: stage 0 holds 31 layers (the 3 dense ones first) and the embeddings,
+  // stage 1 holds 30 MoE layers and the head; the fuller of the two decides.
+  const StepModel one = make("deepseek-r1", "jalapeno-a0", tp(8, 8), "fp4");
+  const StepModel two = make("deepseek-r1", "jalapeno-a0", tp(8, 8, 2), "fp4");
+  const double h = 7168;
+  const double attn = (7168.0 * 1536 + 7168.0 * 576) + (1536.0 * 128 * 192 + 512.0 * 128 * 256 + 128.0 * 128 * 7168) / 8;
+  const double moe = 32 * 3 * h * 2048 * 4.5 / 8 + 3 * h * 2048 * 1.0 / 8 + h * 256 * 2;
+  const double dense = 3 * h * 18432 * 1.0 / 8;
+  const double emb = 129280 * h * 2.0 / 8;
+  const double stage0 = 31 * attn + 3 * dense + 28 * moe + emb;
+  const double stage1 = 30 * attn + 30 * moe + emb;  // the head is the same size as the embeddings
+  EXPECT_NEAR(two.weights_per_xpu().value() / std::max(stage0, stage1), 1.0, 1e-12);
+  EXPECT_NEAR(one.weights_per_xpu().value() / (61 * attn + 3 * dense + 58 * moe + 2 * emb), 1.0, 1e-12);
+}
+
+}  // namespace
+}  // namespace racktwin::perf

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <tuple>
 
 #include "test_support.hpp"
 
@@ -173,6 +174,61 @@ TEST(ScenarioLoader_Files, MissingFile_IsAnError) {
   auto sc = load_scenario_file("/nonexistent/scenario.yaml", shipped_catalog());
   ASSERT_FALSE(sc.has_value());
   EXPECT_NE(sc.error()[0].message.find("cannot open"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace racktwin
+
+namespace racktwin {
+namespace {
+
+Diagnostics inline_errors(const std::string& text) {
+  auto sc = load_scenario_string(text, "inline.yaml", test::shipped_catalog());
+  EXPECT_FALSE(sc.has_value());
+  return sc ? Diagnostics{} : sc.error();
+}
+
+const std::string kHead = "name: x\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\nworkloads: [{isl: 8192, osl: 1024}]\n";
+
+TEST(ScenarioLoader_Layouts, LabelStrings_AreAccepted) {
+  auto sc = load_scenario_string(kHead + "layouts: {named: [tp8-ep8-dpa, tp4-pp2]}\nconcurrency: 8\n", "inline.yaml",
+                                 test::shipped_catalog());
+  ASSERT_TRUE(sc.has_value()) << test::dump(sc.error());
+  ASSERT_EQ(sc->layouts.named.size(), 2u);
+  EXPECT_TRUE(sc->layouts.named[0].dp_attention);
+  EXPECT_EQ(sc->layouts.named[1].pp, 2);
+  EXPECT_EQ(sc->concurrency, std::vector<int>{8});
+  auto bad = inline_errors(kHead + "layouts: {named: [tp8-xx2]}\nconcurrency: 8\n");
+  ASSERT_EQ(bad.size(), 1u) << test::dump(bad);
+  EXPECT_NE(bad[0].message.find("unknown part 'xx2'"), std::string::npos);
+}
+
+TEST(ScenarioLoader_Errors, NegativeQuantity_WarmupAndDuplicateSizes_AreRejected) {
+  auto d = inline_errors(kHead + "concurrency: [1]\nfacility: {electricity_price: -$0.08/kWh}\n");
+  ASSERT_FALSE(d.empty());
+  auto w = inline_errors(
+      "name: x\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+      "workloads: [{isl: 8192, osl: 1024, prompts_per_client: 2, warmup_per_client: 2}]\nconcurrency: [1]\n");
+  ASSERT_NE(test::find_diag(w, "warm-up"), nullptr) << test::dump(w);
+  auto r = inline_errors(kHead + "layouts: {replica_xpus: [8, 8]}\nconcurrency: [1]\n");
+  ASSERT_NE(test::find_diag(r, "replica size 8 is listed twice"), nullptr) << test::dump(r);
+  auto n = inline_errors(kHead + "concurrency: [1]\nfacility: {power_budget: -5 MW}\n");
+  ASSERT_NE(test::find_diag(n, "of zero or more"), nullptr) << test::dump(n);
+}
+
+TEST(ScenarioLoader_Errors, UnsupportedKind_ReportsOnlyThat) {
+  auto d = inline_errors(
+      "name: x\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\nworkloads: [{kind: agentic, isl: 8192, osl: 1024}]\n"
+      "concurrency: [1]\n");
+  ASSERT_EQ(d.size(), 1u) << test::dump(d);
+  EXPECT_NE(d[0].message.find("not supported"), std::string::npos);
+}
+
+TEST(ScenarioLoader_Errors, Diagnostics_AreInLineOrder) {
+  auto d = errors_of("many-errors.yaml");
+  for (std::size_t i = 1; i < d.size(); ++i)
+    EXPECT_LE(std::tie(d[i - 1].where.line, d[i - 1].where.column), std::tie(d[i].where.line, d[i].where.column))
+        << test::dump(d);
 }
 
 }  // namespace
