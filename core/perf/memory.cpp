@@ -18,12 +18,14 @@ std::string gb(double bytes) {
 }  // namespace
 
 MemoryPlan plan_memory(const Model& model, const System& system, const Catalog& catalog, const Layout& layout,
-                       const std::string& precision, const MemoryParams& mem, double min_tokens) {
+                       const std::string& precision, const MemoryParams& mem, double min_tokens,
+                       int draft_tokens) {
   MemoryPlan p;
   p.min_tokens = min_tokens;
   p.hbm = system.chip->hbm_capacity;
   p.usable = Bytes(std::max(0.0, p.hbm.value() * mem.memory_utilization - mem.runtime_reserve.value()));
-  auto sm = StepModel::create(model, system, catalog, layout, precision, Efficiency{}, {}, mem);
+  const Speculation spec{draft_tokens, 1.0};
+  auto sm = StepModel::create(model, system, catalog, layout, precision, Efficiency{}, spec, mem);
   if (!sm) {
     p.reason = sm.error();
     return p;
@@ -32,7 +34,7 @@ MemoryPlan plan_memory(const Model& model, const System& system, const Catalog& 
   p.workspace = Bytes(mem.max_batched_tokens * model.hidden * 2.0 * mem.workspace_bytes_per_token_hidden);
   p.kv_free = p.usable - p.weights - p.workspace;
   p.kv_per_token = sm->kv_bytes_per_token_per_xpu();
-  p.kv_tokens = sm->kv_tokens(p.kv_free);
+  p.kv_tokens = sm->kv_tokens(p.usable - p.workspace);
   if (p.weights + p.workspace > p.usable) {
     p.reason = "does not fit in HBM: weights " + gb(p.weights.value()) + " + workspace " + gb(p.workspace.value()) +
                " per XPU exceed the " + gb(p.usable.value()) + " usable of " + gb(p.hbm.value());
@@ -74,7 +76,8 @@ std::vector<LayoutOption> enumerate_layouts(const Model& model, const System& sy
           LayoutOption o;
           o.layout = Layout{"", tp, ep, pp, dpa};
           o.layout.name = o.layout.label();
-          o.memory = plan_memory(model, system, catalog, o.layout, precision, query.memory, query.min_tokens);
+          o.memory = plan_memory(model, system, catalog, o.layout, precision, query.memory, query.min_tokens,
+                                 query.draft_tokens);
           o.valid = o.memory.fits;
           o.reason = o.memory.reason;
           out.push_back(std::move(o));

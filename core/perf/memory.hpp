@@ -27,8 +27,10 @@ struct MemoryPlan {
 
 // `min_tokens`: the layout fits only if the KV cache holds at least this many tokens (one sequence
 // of the longest context to be served).
+// `draft_tokens` > 0 also holds the model's MTP modules and their cache.
 MemoryPlan plan_memory(const Model& model, const System& system, const Catalog& catalog, const Layout& layout,
-                       const std::string& precision, const MemoryParams& mem, double min_tokens);
+                       const std::string& precision, const MemoryParams& mem, double min_tokens,
+                       int draft_tokens = 0);
 
 struct LayoutOption {
   Layout layout;
@@ -43,6 +45,7 @@ struct LayoutQuery {
   std::string precision;          // empty: best_precision()
   MemoryParams memory;
   double min_tokens = 9216;       // one 8k/1k InferenceX sequence
+  int draft_tokens = 0;           // speculative decoding: MTP modules are held too
 };
 
 // Every layout tried, valid or not. EP is either off (ep = 1) or spans the TP group (ep = tp); DP

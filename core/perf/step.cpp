@@ -217,8 +217,6 @@ std::expected<StepModel, std::string> StepModel::create(const Model& model, cons
     m.attn_core_flops_decode_ /= tp;
     m.attn_core_flops_prefill_ /= tp;
   }
-  const double full_layers_stage = std::ceil((model.layers - m.sliding_layers_) / pp);
-  m.kv_bytes_per_token_rank_ = m.kv_bytes_layer_ * m.kv_share_rank_ * full_layers_stage;
 
   // Dense FFN (SwiGLU: gate, up and down projections).
   if (model.dense_ffn) {
@@ -319,8 +317,11 @@ void StepModel::moe(Ops& ops, Part part, double tokens, double own, double count
   const double rows = tokens * top_k_ / tp_ * imbalance;
   const double touched = expected_distinct_experts(experts_, top_k_, tokens) / ep_;
   const double flops_e = rows * expert_flops_, flops_s = own * shared_flops_, flops_r = own * router_flops_;
+  // Activations: with EP a rank handles its own tokens' hidden states; with experts sliced over the
+  // TP group (ep = 1) every rank passes every token through its slices.
+  const double act_tokens = ep_ > 1 ? own : tokens;
   const double bytes = touched * expert_bytes_rank_ + shared_bytes_rank_ + router_bytes_ +
-                       mem_.activation_passes / 2 * own * hidden_ * kActBytes;
+                       mem_.activation_passes / 2 * act_tokens * hidden_ * kActBytes;
   ops.add(part, count, flops_e / rate_expert_ + flops_s / rate_shared_ + flops_r / rate_attn_core_,
           bytes / hbm_rate_, flops_e + flops_s + flops_r, bytes);
 }
@@ -348,7 +349,7 @@ StepModel::Shares StepModel::shares(const IterationShape& s) const {
 Breakdown StepModel::step(const IterationShape& full) const {
   Breakdown b;
   const double items = full.decode_seqs + full.prefill_chunks;
-  if (items <= 0 || full.decode_seqs * 1.0 + full.prefill_tokens <= 0) return b;  // nothing to do
+  if (items <= 0 || full.decode_seqs + full.prefill_tokens <= 0) return b;  // nothing to do
   Ops ops{b};
   // Pipeline: the iteration is split into up to pp microbatches; a token's step is one pass of its
   // microbatch through every stage, i.e. all layers at the microbatch's size.
@@ -449,34 +450,55 @@ Breakdown StepModel::step(const IterationShape& full) const {
   return b;
 }
 
-Bytes StepModel::weights_per_xpu() const {
+// Visits every pipeline stage with its weight bytes and KV bytes per token on its busiest XPU.
+// Stages take floor(L / pp) layers each, the first L mod pp stages one more; dense layers come
+// first; the embeddings sit on the first stage, the head and any MTP modules on the last.
+template <class F>
+void StepModel::for_each_stage(F&& visit) const {
   const double moe_layer = moe_ ? (experts_ / ep_) * expert_bytes_rank_ + shared_bytes_rank_ + router_bytes_ : 0.0;
   const double attn_layer = attn_weight_bytes_rank_;
-  // Stages take floor(L / pp) layers each, the first L mod pp stages one more.
+  const double kv_layer = kv_bytes_layer_ * kv_share_rank_;
   const int L = static_cast<int>(layers_), P = static_cast<int>(pp_), dense = static_cast<int>(dense_layers_);
-  double worst = 0.0;
   int start = 0;
   for (int i = 0; i < P; ++i) {
     const int n = L / P + (i < L % P ? 1 : 0);
-    const int d = std::clamp(dense - start, 0, n);  // dense layers come first
-    double bytes = n * attn_layer + d * dense_bytes_rank_ + (n - d) * moe_layer;
-    if (i == 0) bytes += emb_bytes_rank_;
+    const int d = std::clamp(dense - start, 0, n);
+    // With a sliding window, layers 0, 2, 4, ... are sliding: full layers are the odd ones.
+    const int full = window_ > 0 ? (start + n) / 2 - start / 2 : n;
+    double weights = n * attn_layer + d * dense_bytes_rank_ + (n - d) * moe_layer;
+    double kv = full * kv_layer;
+    if (i == 0) weights += emb_bytes_rank_;
     if (i == P - 1) {
-      if (!(tied_ && P == 1)) bytes += head_bytes_rank_;
-      // The MTP modules (one layer each, sharing embeddings and head) sit with the last stage.
-      bytes += mtp_layers_ * (attn_layer + (moe_ ? moe_layer : dense_bytes_rank_));
+      if (!(tied_ && P == 1)) weights += head_bytes_rank_;
+      weights += mtp_layers_ * (attn_layer + (moe_ ? moe_layer : dense_bytes_rank_));
+      kv += mtp_layers_ * kv_layer;
     }
-    worst = std::max(worst, bytes);
+    visit(weights, kv);
     start += n;
   }
+}
+
+Bytes StepModel::weights_per_xpu() const {
+  double worst = 0.0;
+  for_each_stage([&](double weights, double) { worst = std::max(worst, weights); });
   return Bytes(worst);
 }
 
-double StepModel::kv_tokens(Bytes free) const {
-  if (free.value() <= 0 || kv_bytes_per_token_rank_ <= 0) return 0.0;
-  // With DP attention each rank holds whole sequences of its own; otherwise every rank holds its
-  // share of every token.
-  return (dpa_ ? tp_ : 1.0) * free.value() / kv_bytes_per_token_rank_;
+Bytes StepModel::kv_bytes_per_token_per_xpu() const {
+  double worst = 0.0;
+  for_each_stage([&](double, double kv) { worst = std::max(worst, kv); });
+  return Bytes(worst);
+}
+
+double StepModel::kv_tokens(Bytes budget) const {
+  // Each stage holds its own layers' cache; the tightest stage decides. With DP attention each
+  // rank holds whole sequences of its own; otherwise every rank holds its share of every token.
+  double tokens = std::numeric_limits<double>::max();
+  for_each_stage([&](double weights, double kv) {
+    const double free = budget.value() - weights;
+    tokens = std::min(tokens, kv > 0 ? std::max(0.0, free) / kv : 0.0);
+  });
+  return (dpa_ ? tp_ : 1.0) * tokens;
 }
 
 std::string best_precision(const Model& model, const System& system, const Catalog& catalog) {

@@ -105,13 +105,14 @@ class StepModel {
   const Layout& layout() const { return layout_; }
   const std::string& precision() const { return precision_; }
   const Efficiency& efficiency() const { return eff_; }
-  // KV-cache bytes one token adds on the busiest XPU (full-attention layers of one stage).
-  Bytes kv_bytes_per_token_per_xpu() const { return Bytes(kv_bytes_per_token_rank_); }
+  // KV-cache bytes one token adds on the busiest XPU (the full-attention layers of the stage that
+  // holds the most of them).
+  Bytes kv_bytes_per_token_per_xpu() const;
   // Weight bytes on the busiest XPU: the layers of the fullest pipeline stage, plus the embeddings
-  // on the first stage and the LM head on the last.
+  // on the first stage and the LM head (and MTP modules when drafting) on the last.
   Bytes weights_per_xpu() const;
-  // KV-cache tokens a replica holds when each XPU has `free` bytes for the cache.
-  double kv_tokens(Bytes free) const;
+  // KV-cache tokens a replica holds when each XPU has `budget` bytes for weights and cache.
+  double kv_tokens(Bytes budget) const;
 
  private:
   struct Ops;
@@ -123,6 +124,8 @@ class StepModel {
     double decode = 1.0, prefill = 1.0;  // the busiest rank's share of decode sequences and of chunks
   };
   Shares shares(const IterationShape& s) const;
+  template <class F>
+  void for_each_stage(F&& visit) const;
 
   Layout layout_;
   std::string precision_;
@@ -143,7 +146,7 @@ class StepModel {
   // XPU, FLOPs per attended key position, KV bytes per token per layer on one XPU.
   double attn_proj_flops_decode_ = 0, attn_proj_flops_prefill_ = 0, attn_weight_bytes_rank_ = 0;
   double attn_core_flops_decode_ = 0, attn_core_flops_prefill_ = 0;
-  double kv_bytes_layer_ = 0, kv_share_rank_ = 1, kv_bytes_per_token_rank_ = 0;
+  double kv_bytes_layer_ = 0, kv_share_rank_ = 1;
   // FFN.
   double dense_flops_per_token_ = 0, dense_bytes_rank_ = 0;
   double experts_ = 0, top_k_ = 0, expert_flops_ = 0, expert_bytes_rank_ = 0, shared_flops_ = 0,
