@@ -112,3 +112,43 @@ TEST(PerfMemory_Layouts, ParseLayout_RoundTripsLabels) {
 
 }  // namespace
 }  // namespace racktwin::perf
+
+namespace racktwin::perf {
+namespace {
+
+TEST(PerfMemory_HandChecked, PipelineKvCapacity_TightestStageDecides) {
+  // DeepSeek-R1 fp4 at tp1-pp2 on jalapeno-a0: stage 0 holds 31 layers (3 dense, 28 MoE) and the
+  // embeddings, stage 1 holds 30 MoE layers and the head. Each holds its own layers' KV.
+  const MemoryParams mem;
+  const MemoryPlan p = plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(), Layout{"", 1, 1, 2, false},
+                                   "fp4", mem, 9216);
+  const double h = 7168;
+  const double attn = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+  const double moe = 256 * 3 * h * 2048 * 4.5 / 8 + 3 * h * 2048 + h * 256 * 2;
+  const double dense = 3 * h * 18432;
+  const double emb = 129280 * h * 2.0;
+  const double stage0 = 31 * attn + 3 * dense + 28 * moe + emb, stage1 = 30 * attn + 30 * moe + emb;
+  const double budget = 288e9 * 0.9 - 2 * 1073741824.0 - 16384 * h * 2 * 16;
+  const double expected = std::min((budget - stage0) / (576.0 * 31), (budget - stage1) / (576.0 * 30));
+  EXPECT_NEAR(p.weights.value() / std::max(stage0, stage1), 1.0, 1e-12);
+  EXPECT_NEAR(p.kv_tokens / expected, 1.0, 1e-12);
+}
+
+TEST(PerfMemory_Fit, DraftTokens_HoldTheMtpModule) {
+  const Layout l{"", 8, 8, 1, true};
+  const MemoryPlan plain = plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(), l, "fp4", {}, 9216);
+  const MemoryPlan mtp = plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(), l, "fp4", {}, 9216, 1);
+  // One extra layer: full attention (FP8) + 32 routed experts (NVFP4) + shared expert + router.
+  const double h = 7168;
+  const double attn = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+  const double layer = attn + 32 * 3 * h * 2048 * 4.5 / 8 + 3 * h * 2048 + h * 256 * 2;
+  EXPECT_NEAR(mtp.weights.value() - plain.weights.value(), layer, 1.0);
+  EXPECT_NEAR(mtp.kv_per_token.value() - plain.kv_per_token.value(), 576.0, 1e-9);
+  // Llama has no MTP module: drafting changes nothing in its plan.
+  const Layout t8{"", 8, 1, 1, false};
+  EXPECT_DOUBLE_EQ(plan_memory(mdl("llama-3.3-70b"), sys("h200-hgx"), shipped_catalog(), t8, "bf16", {}, 9216, 2).weights.value(),
+                   plan_memory(mdl("llama-3.3-70b"), sys("h200-hgx"), shipped_catalog(), t8, "bf16", {}, 9216).weights.value());
+}
+
+}  // namespace
+}  // namespace racktwin::perf
