@@ -33,6 +33,11 @@ if(NOT nlohmann_json_FOUND)
   racktwin_missing("nlohmann-json" "nlohmann-json3-dev")
 endif()
 
+find_package(Boost 1.74 CONFIG QUIET COMPONENTS graph)
+if(NOT Boost_FOUND)
+  racktwin_missing("Boost.Graph" "libboost-graph-dev")
+endif()
+
 if(BUILD_TESTING OR NOT DEFINED BUILD_TESTING)
   find_package(GTest CONFIG QUIET)
   if(NOT GTest_FOUND)
