@@ -161,6 +161,10 @@ struct System {
 
   int xpus_per_rack() const { return compute_tray.xpus * compute_trays_per_rack; }
   int racks_per_domain() const;
+  // Host parts serving one compute tray, as the topology and the power model count them: the host
+  // trays of a separate host rack, one part per CPU inside a compute tray (each CPU feeds its share
+  // of the tray's XPUs), or one host per server.
+  int host_parts_per_compute_tray() const;
 };
 
 enum class AttentionKind { gqa, mla };

@@ -473,7 +473,7 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
     if (pw.host && pw.host_production && *pw.host_production > *pw.host)
       ctx.error(p.get("host_production"), p.child("host_production"),
                 "host_production is above the rated host power", "check both figures");
-    if (pw.xpu_idle) idle_checks.push_back({ctx.location(p.get("xpu_idle")), p.child("xpu_idle")});
+    if (pw.xpu_idle) idle_checks.push_back({ctx.location(p.get("xpu_idle")), p.child("xpu_idle"), "power", ""});
     p.finish();
   }
   s->tco_per_xpu = fields.quantity<UsdPerSecond>(m, "tco_per_xpu", false);
