@@ -32,5 +32,6 @@ using Commands = std::vector<Command>;
 
 void add_catalog_commands(CLI::App& app, Commands& out);
 void add_check_command(CLI::App& app, Commands& out);
+void add_topology_command(CLI::App& app, Commands& out);
 
 }  // namespace racktwin::cli

@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   cli::Commands commands;
   cli::add_catalog_commands(app, commands);
   cli::add_check_command(app, commands);
+  cli::add_topology_command(app, commands);
 
   try {
     app.parse(argc, argv);
