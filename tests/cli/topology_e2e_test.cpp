@@ -21,6 +21,13 @@ json run_json(const std::string& args) {
   return json::parse(r.out);
 }
 
+// Part counts by kind from the summary's JSON.
+std::map<std::string, int> part_counts(const json& summary) {
+  std::map<std::string, int> out;
+  for (const auto& p : summary["parts"]) out[p["kind"]] = p["count"];
+  return out;
+}
+
 // The count in the "Parts" table row that starts with `label`.
 int parts_row(const std::string& out, const std::string& label) {
   const std::regex row("\n" + label + "[^\n]*?\\s(\\d+)  ");
@@ -51,12 +58,11 @@ TEST(Cli_Topology, JalapenoSummary_PrintsCountsBisectionAndPowerBudget) {
 TEST(Cli_Topology, SummaryJson_AgreesWithTheTable) {
   const json j = run_json("topology jalapeno-a0");
   EXPECT_EQ(j["xpus"], 2048);
-  std::map<std::string, int> parts;
-  for (const auto& p : j["parts"]) parts[p["kind"]] = p["count"];
-  EXPECT_EQ(parts["compute_tray"], 256);
-  EXPECT_EQ(parts["switch_tray"], 128);
-  EXPECT_EQ(parts["host"], 256);
-  EXPECT_EQ(parts["compute_rack"], 16);
+  const auto parts = part_counts(j);
+  EXPECT_EQ(parts.at("compute_tray"), 256);
+  EXPECT_EQ(parts.at("switch_tray"), 128);
+  EXPECT_EQ(parts.at("host"), 256);
+  EXPECT_EQ(parts.at("compute_rack"), 16);
   EXPECT_GT(j["bisection_bytes_per_s"].get<double>(), 0.0);
   EXPECT_TRUE(j["power"]["all_in_computed"].get<bool>());
   for (const auto& c : j["power"]["budget_checks"]) EXPECT_LE(std::abs(c["residual"].get<double>()), 0.05) << c;
@@ -65,11 +71,10 @@ TEST(Cli_Topology, SummaryJson_AgreesWithTheTable) {
 TEST(Cli_Topology, Nvl72_IsOneRackOf72Gpus) {
   const json j = run_json("topology gb200-nvl72");
   EXPECT_EQ(j["xpus"], 72);
-  std::map<std::string, int> parts;
-  for (const auto& p : j["parts"]) parts[p["kind"]] = p["count"];
-  EXPECT_EQ(parts["compute_rack"], 1);
-  EXPECT_EQ(parts["compute_tray"], 18);
-  EXPECT_EQ(parts["switch_tray"], 9);
+  const auto parts = part_counts(j);
+  EXPECT_EQ(parts.at("compute_rack"), 1);
+  EXPECT_EQ(parts.at("compute_tray"), 18);
+  EXPECT_EQ(parts.at("switch_tray"), 9);
 }
 
 TEST(Cli_Topology, Dot_ParsesAsGraphvizWithEveryPart) {

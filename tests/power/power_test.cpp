@@ -14,11 +14,7 @@ namespace {
 
 using test::shipped_catalog;
 
-const System& sys(const char* id) {
-  const System* s = shipped_catalog().find_system(id);
-  if (s == nullptr) throw std::runtime_error(std::string("no system ") + id);
-  return *s;
-}
+const System& sys(const char* id) { return test::shipped_system(id); }
 
 PowerModel model(const System& s, Facility f = {}) {
   auto m = PowerModel::of(s, f);

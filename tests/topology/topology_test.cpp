@@ -16,11 +16,7 @@ namespace {
 
 using test::shipped_catalog;
 
-const System& sys(const char* id) {
-  const System* s = shipped_catalog().find_system(id);
-  if (s == nullptr) throw std::runtime_error(std::string("no system ") + id);
-  return *s;
-}
+const System& sys(const char* id) { return test::shipped_system(id); }
 
 // One 2,048-XPU Jalapeno domain, built once for the whole file.
 const Topology& jalapeno() {
