@@ -95,6 +95,7 @@ struct AllIn {
 
 class PowerModel {
  public:
+  // The model of a catalog system; the system must outlive the model.
   static std::expected<PowerModel, std::string> of(const System& s, Facility f = {});
 
   const System& system() const { return *system_; }

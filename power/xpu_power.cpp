@@ -1,6 +1,7 @@
 #include "power/xpu_power.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "core/error.hpp"
 
@@ -11,9 +12,16 @@ namespace {
   throw InputError({Diagnostic{{}, path, message, hint}});
 }
 
+// Every digit, so that 1.0000000001 does not print as 1.
+std::string exact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
 void check_fraction(double v, const char* path) {
   if (!(v >= 0.0 && v <= 1.0))  // also rejects NaN
-    invalid(path, "activity " + std::to_string(v) + " is outside [0, 1]",
+    invalid(path, "activity " + exact(v) + " is outside [0, 1]",
             "an activity is the fraction of time a unit is busy");
 }
 

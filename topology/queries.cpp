@@ -96,8 +96,11 @@ Impact assess(const Topology& t, std::span<const PartId> failed_in) {
   const Graph& g = t.graph();
   Impact out;
   std::set<PartId> seen;
-  for (PartId v : failed_in)
+  for (PartId v : failed_in) {
+    if (v >= boost::num_vertices(g))
+      throw InputError({Diagnostic{{}, "failed", "part id " + std::to_string(v) + " is not in this topology", ""}});
     if (seen.insert(v).second) out.failed.push_back(v);
+  }
 
   // 1. Everything that depends on a failed part: a breadth-first search along support edges.
   const std::size_t n = boost::num_vertices(g);

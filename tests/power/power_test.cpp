@@ -145,6 +145,17 @@ TEST(Normalise_EverySystem, Normalisations_AreMutuallyConsistent) {
   }
 }
 
+TEST(Facility_FromScenario, TakesThePueAndKeepsTheConversionDefaults) {
+  FacilitySpec spec;
+  spec.pue = 1.25;
+  const Facility f = Facility::from(spec);
+  EXPECT_DOUBLE_EQ(f.pue, 1.25);
+  EXPECT_DOUBLE_EQ(f.conversion.efficiency(), Conversion{}.efficiency());
+  Facility bad;
+  bad.pue = 0.9;
+  EXPECT_FALSE(PowerModel::of(sys("gb200-nvl72"), bad));
+}
+
 TEST(PowerModel_Missing, ComponentFigure_FailsNamingTheField) {
   System s = sys("gb200-nvl72");
   s.power.switch_tray.reset();
