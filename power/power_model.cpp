@@ -91,10 +91,11 @@ std::vector<BudgetCheck> PowerModel::budget_checks() const {
   const Watts hosts_rated = sheet(host_rack_parts(), Operating::rated()).input;
   const Watts hosts_prod = sheet(host_rack_parts(), host_prod).input;
   if (p.compute_rack)
-    out.push_back({"compute rack", "XPUs at rated TDP, trays, switch trays, in-rack hosts", rack_rated,
-                   *p.compute_rack});
+    out.push_back({"compute rack", "XPUs at rated TDP, trays, switch trays, in-rack hosts",
+                   rack_rated, *p.compute_rack});
   if (separate_host_rack() && p.host_rack_provisioned)
-    out.push_back({"host rack (provisioned)", "host trays rated", hosts_rated, *p.host_rack_provisioned});
+    out.push_back(
+        {"host rack (provisioned)", "host trays rated", hosts_rated, *p.host_rack_provisioned});
   if (separate_host_rack() && p.host_rack_production && p.host_production)
     out.push_back({"host rack (production)", "host trays in production", hosts_prod,
                    *p.host_rack_production});
@@ -106,8 +107,8 @@ std::vector<BudgetCheck> PowerModel::budget_checks() const {
     one.xpus = s.compute_tray.xpus;
     one.compute_trays = 1;
     one.hosts = separate_host_rack() ? 0 : s.host_parts_per_compute_tray();
-    out.push_back({"server", "XPUs at rated TDP, server overhead, host", sheet(one, Operating::rated()).input,
-                   *p.server});
+    out.push_back({"server", "XPUs at rated TDP, server overhead, host",
+                   sheet(one, Operating::rated()).input, *p.server});
   }
   return out;
 }

@@ -87,9 +87,9 @@ inline constexpr double kBudgetTolerance = 0.05;
 // All-in utility power per XPU: the published InferenceX constant where there is one, else
 // computed as the XPU's share of its rack (pair), provisioned, times the PUE.
 struct AllIn {
-  Watts per_xpu;             // the figure normalisations use
-  bool computed = false;     // true when no published figure exists
-  Watts computed_per_xpu;    // from components and facility, always
+  Watts per_xpu;           // the figure normalisations use
+  bool computed = false;   // true when no published figure exists
+  Watts computed_per_xpu;  // from components and facility, always
   std::optional<Watts> published;
 };
 
@@ -121,8 +121,7 @@ class PowerModel {
   std::vector<BudgetCheck> budget_checks() const;
 
  private:
-  PowerModel(const System& s, XpuPower x, Facility f)
-      : system_(&s), xpu_(x), facility_(f) {}
+  PowerModel(const System& s, XpuPower x, Facility f) : system_(&s), xpu_(x), facility_(f) {}
   const System* system_;
   XpuPower xpu_;
   Facility facility_;
@@ -130,8 +129,12 @@ class PowerModel {
 
 // Throughput per unit of power. Tokens per joule is (tokens/s) per watt.
 using TokensPerJoule = Quantity<0, -1, 0, 0, 1, 0>;
-inline double per_kw(TokensPerJoule x) { return x.value() * 1e3; }  // tokens/s per kW
-inline double per_mw(TokensPerJoule x) { return x.value() * 1e6; }  // tokens/s per MW
+inline double per_kw(TokensPerJoule x) {
+  return x.value() * 1e3;
+}  // tokens/s per kW
+inline double per_mw(TokensPerJoule x) {
+  return x.value() * 1e6;
+}  // tokens/s per MW
 
 // One throughput under the four normalisations, for the same XPU at the same activity.
 struct Normalised {

@@ -8,7 +8,8 @@
 namespace racktwin::power {
 namespace {
 
-[[noreturn]] void invalid(const std::string& path, const std::string& message, const std::string& hint) {
+[[noreturn]] void invalid(const std::string& path, const std::string& message,
+                          const std::string& hint) {
   throw InputError({Diagnostic{{}, path, message, hint}});
 }
 

@@ -18,19 +18,26 @@ namespace racktwin::topology {
 
 std::string to_string(Effect e) {
   switch (e) {
-    case Effect::none: return "none";
-    case Effect::slowed: return "slowed";
-    case Effect::cut_off: return "cut off";
-    case Effect::lost: return "lost";
+    case Effect::none:
+      return "none";
+    case Effect::slowed:
+      return "slowed";
+    case Effect::cut_off:
+      return "cut off";
+    case Effect::lost:
+      return "lost";
   }
   return "?";
 }
 
 std::string to_string(Scope s) {
   switch (s) {
-    case Scope::tray: return "tray";
-    case Scope::rack: return "rack";
-    case Scope::domain: return "domain";
+    case Scope::tray:
+      return "tray";
+    case Scope::rack:
+      return "rack";
+    case Scope::domain:
+      return "domain";
   }
   return "?";
 }
@@ -51,7 +58,8 @@ struct NetworkEdges {
   Network net = Network::scale_up;
   bool operator()(Edge e) const {
     const LinkKind k = (*g)[e].kind;
-    return net == Network::scale_up ? k == LinkKind::scale_up || k == LinkKind::uplink : k == LinkKind::scale_out;
+    return net == Network::scale_up ? k == LinkKind::scale_up || k == LinkKind::uplink
+                                    : k == LinkKind::scale_out;
   }
 };
 
@@ -76,7 +84,9 @@ struct TreeEdgeRecorder : boost::default_bfs_visitor {
   }
 };
 
-std::vector<bool> no_failures(const Graph& g) { return std::vector<bool>(boost::num_vertices(g), false); }
+std::vector<bool> no_failures(const Graph& g) {
+  return std::vector<bool>(boost::num_vertices(g), false);
+}
 
 bool is_switch(PartKind k) {
   return k == PartKind::switch_tray || k == PartKind::onboard_switch || k == PartKind::spine;
@@ -98,7 +108,8 @@ Impact assess(const Topology& t, std::span<const PartId> failed_in) {
   std::set<PartId> seen;
   for (PartId v : failed_in) {
     if (v >= boost::num_vertices(g))
-      throw InputError({Diagnostic{{}, "failed", "part id " + std::to_string(v) + " is not in this topology", ""}});
+      throw InputError({Diagnostic{
+          {}, "failed", "part id " + std::to_string(v) + " is not in this topology", ""}});
     if (seen.insert(v).second) out.failed.push_back(v);
   }
 
@@ -110,16 +121,18 @@ Impact assess(const Topology& t, std::span<const PartId> failed_in) {
   boost::queue<PartId> queue;
   TreeEdgeRecorder rec;
   rec.via = &via;
-  boost::breadth_first_search(support, out.failed.begin(), out.failed.end(), queue, rec,
-                              boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g)));
+  boost::breadth_first_search(
+      support, out.failed.begin(), out.failed.end(), queue, rec,
+      boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g)));
   out.down.assign(n, false);
   for (std::size_t v = 0; v < n; ++v) out.down[v] = color[v] != boost::white_color;
 
   // 2. Islands of the scale-up network among the parts still up.
-  boost::filtered_graph<Graph, NetworkEdges, RoutableParts> net(g, NetworkEdges{&g, Network::scale_up},
-                                                                RoutableParts{&g, &out.down});
+  boost::filtered_graph<Graph, NetworkEdges, RoutableParts> net(
+      g, NetworkEdges{&g, Network::scale_up}, RoutableParts{&g, &out.down});
   std::vector<int> island(n, -1);
-  boost::strong_components(net, boost::make_iterator_property_map(island.begin(), boost::get(boost::vertex_index, g)));
+  boost::strong_components(
+      net, boost::make_iterator_property_map(island.begin(), boost::get(boost::vertex_index, g)));
 
   // The main island of each domain holds the most working XPUs (at least two); ties go to the
   // island of the first XPU in build order.
@@ -134,12 +147,14 @@ Impact assess(const Topology& t, std::span<const PartId> failed_in) {
   for (const auto& [d, islands] : size) {
     int best = -1, best_size = 1;
     for (const auto& [i, k] : islands)
-      if (k > best_size || (k == best_size && best >= 0 && first[i] < first[best])) best = i, best_size = k;
+      if (k > best_size || (k == best_size && best >= 0 && first[i] < first[best]))
+        best = i, best_size = k;
     main_island[d] = best;
   }
 
   // 3. Each XPU's effect, and the bandwidth it keeps.
-  const std::string single = out.failed.size() == 1 ? g[out.failed.front()].name : "several failures";
+  const std::string single =
+      out.failed.size() == 1 ? g[out.failed.front()].name : "several failures";
   out.total_xpus = static_cast<int>(t.xpus().size());
   out.state.assign(t.xpus().size(), Effect::none);
   for (PartId x : t.xpus()) {
@@ -161,7 +176,8 @@ Impact assess(const Topology& t, std::span<const PartId> failed_in) {
           dom_all += bw;
           bool reaches_tier = false;
           for (auto u : boost::make_iterator_range(boost::out_edges(y, g)))
-            if (g[u].kind == LinkKind::uplink && !out.down[boost::target(u, g)]) reaches_tier = true;
+            if (g[u].kind == LinkKind::uplink && !out.down[boost::target(u, g)])
+              reaches_tier = true;
           dom_ok += y_up && reaches_tier ? bw : 0;
         }
       }
@@ -181,9 +197,12 @@ Impact assess(const Topology& t, std::span<const PartId> failed_in) {
       while (via[v]) {
         const Edge e = *via[v];
         const PartId parent = boost::source(e, g);
-        if (g[e].kind == LinkKind::hosts) how = "loses its host " + g[parent].name;
-        else if (g[e].kind == LinkKind::powers && how.rfind("loses its host", 0) != 0) how = "loses power";
-        else if (how == "failed") how = "inside the failed part";
+        if (g[e].kind == LinkKind::hosts)
+          how = "loses its host " + g[parent].name;
+        else if (g[e].kind == LinkKind::powers && how.rfind("loses its host", 0) != 0)
+          how = "loses power";
+        else if (how == "failed")
+          how = "inside the failed part";
         v = parent;
       }
       xi.cause = g[v].name;
@@ -200,7 +219,8 @@ Impact assess(const Topology& t, std::span<const PartId> failed_in) {
       out.scale_up_after += BytesPerSecond(up_ok);
       std::string how;
       auto note = [&](double f, const char* what) {
-        if (f < 1.0 - 1e-12) how += (how.empty() ? "" : ", ") + fraction_text(f) + " of " + what + " left";
+        if (f < 1.0 - 1e-12)
+          how += (how.empty() ? "" : ", ") + fraction_text(f) + " of " + what + " left";
       };
       note(xi.scale_up_fraction, "scale-up bandwidth");
       note(xi.domain_fraction, "bandwidth into the domain");
@@ -225,13 +245,14 @@ namespace {
 using FlowTraits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
 using FlowGraph = boost::adjacency_list<
     boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-    boost::property<boost::edge_capacity_t, long long,
-                    boost::property<boost::edge_residual_capacity_t, long long,
-                                    boost::property<boost::edge_reverse_t, FlowTraits::edge_descriptor>>>>;
+    boost::property<
+        boost::edge_capacity_t, long long,
+        boost::property<boost::edge_residual_capacity_t, long long,
+                        boost::property<boost::edge_reverse_t, FlowTraits::edge_descriptor>>>>;
 
 // Max-flow from `from` to `to` over one network in bytes per second; XPUs are endpoints only.
-long long max_flow(const Topology& t, std::span<const PartId> from, std::span<const PartId> to, Network net,
-                   const std::vector<bool>& down) {
+long long max_flow(const Topology& t, std::span<const PartId> from, std::span<const PartId> to,
+                   Network net, const std::vector<bool>& down) {
   const Graph& g = t.graph();
   const std::size_t n = boost::num_vertices(g);
   std::vector<int> role(n, 0);  // XPUs: +1 source side, -1 sink side, 0 neither
@@ -275,7 +296,8 @@ long long max_flow(const Topology& t, std::span<const PartId> from, std::span<co
   return boost::push_relabel_max_flow(f, source, sink);
 }
 
-const std::vector<bool>& down_of(const Topology& t, const Impact* failures, std::vector<bool>& none) {
+const std::vector<bool>& down_of(const Topology& t, const Impact* failures,
+                                 std::vector<bool>& none) {
   if (failures != nullptr) return failures->down;
   none = no_failures(t.graph());
   return none;
@@ -283,23 +305,27 @@ const std::vector<bool>& down_of(const Topology& t, const Impact* failures, std:
 
 void require_xpu(const Topology& t, PartId v, const char* what) {
   if (v >= boost::num_vertices(t.graph()) || t.part(v).kind != PartKind::xpu)
-    throw InputError({Diagnostic{{}, what, "'" + (v < boost::num_vertices(t.graph()) ? t.part(v).name : "?") +
-                                               "' is not an XPU", "give an XPU such as rack0/" +
-                                               stem(t.system(), PartKind::compute_tray) + "0/xpu0"}});
+    throw InputError({Diagnostic{
+        {},
+        what,
+        "'" + (v < boost::num_vertices(t.graph()) ? t.part(v).name : "?") + "' is not an XPU",
+        "give an XPU such as rack0/" + stem(t.system(), PartKind::compute_tray) + "0/xpu0"}});
 }
 
 }  // namespace
 
-BytesPerSecond cut_bandwidth(const Topology& t, std::span<const PartId> from, std::span<const PartId> to,
-                             Network net, const Impact* failures) {
+BytesPerSecond cut_bandwidth(const Topology& t, std::span<const PartId> from,
+                             std::span<const PartId> to, Network net, const Impact* failures) {
   std::vector<bool> none;
-  return BytesPerSecond(static_cast<double>(max_flow(t, from, to, net, down_of(t, failures, none))));
+  return BytesPerSecond(
+      static_cast<double>(max_flow(t, from, to, net, down_of(t, failures, none))));
 }
 
 BytesPerSecond bisection(const Topology& t, int domain, const Impact* failures) {
   const auto xs = t.domain_xpus(domain);
   if (xs.size() < 2)
-    throw InputError({Diagnostic{{}, "domain", "domain " + std::to_string(domain) + " has fewer than 2 XPUs", ""}});
+    throw InputError({Diagnostic{
+        {}, "domain", "domain " + std::to_string(domain) + " has fewer than 2 XPUs", ""}});
   const std::span<const PartId> all(xs);
   const std::size_t half = xs.size() / 2;
   return cut_bandwidth(t, all.first(half), all.subspan(half), Network::scale_up, failures);
@@ -307,7 +333,8 @@ BytesPerSecond bisection(const Topology& t, int domain, const Impact* failures) 
 
 BytesPerSecond scale_out_bisection(const Topology& t) {
   if (t.domains() < 2)
-    throw InputError({Diagnostic{{}, "domains", "a scale-out bisection needs at least 2 domains", ""}});
+    throw InputError(
+        {Diagnostic{{}, "domains", "a scale-out bisection needs at least 2 domains", ""}});
   std::vector<PartId> a, b;
   for (PartId x : t.xpus()) (t.part(x).domain < t.domains() / 2 ? a : b).push_back(x);
   return cut_bandwidth(t, a, b, Network::scale_out);
@@ -316,7 +343,9 @@ BytesPerSecond scale_out_bisection(const Topology& t) {
 Path path(const Topology& t, PartId a, PartId b, const Impact* failures) {
   require_xpu(t, a, "from");
   require_xpu(t, b, "to");
-  if (a == b) throw InputError({Diagnostic{{}, "to", "the two XPUs are the same", "give two different XPUs"}});
+  if (a == b)
+    throw InputError(
+        {Diagnostic{{}, "to", "the two XPUs are the same", "give two different XPUs"}});
   const Graph& g = t.graph();
   std::vector<bool> none;
   const auto& down = down_of(t, failures, none);
@@ -325,14 +354,16 @@ Path path(const Topology& t, PartId a, PartId b, const Impact* failures) {
   p.network = g[a].domain == g[b].domain ? Network::scale_up : Network::scale_out;
   if (down[a] || down[b]) return p;
 
-  boost::filtered_graph<Graph, NetworkEdges, RoutableParts> net(g, NetworkEdges{&g, p.network},
-                                                                RoutableParts{&g, &down, a, b, true});
+  boost::filtered_graph<Graph, NetworkEdges, RoutableParts> net(
+      g, NetworkEdges{&g, p.network}, RoutableParts{&g, &down, a, b, true});
   const std::size_t n = boost::num_vertices(g);
   std::vector<PartId> pred(n);
   for (std::size_t v = 0; v < n; ++v) pred[v] = v;
-  auto pred_map = boost::make_iterator_property_map(pred.begin(), boost::get(boost::vertex_index, g));
-  boost::breadth_first_search(
-      net, a, boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred_map, boost::on_tree_edge()))));
+  auto pred_map =
+      boost::make_iterator_property_map(pred.begin(), boost::get(boost::vertex_index, g));
+  boost::breadth_first_search(net, a,
+                              boost::visitor(boost::make_bfs_visitor(
+                                  boost::record_predecessors(pred_map, boost::on_tree_edge()))));
   if (pred[b] == b) return p;
   for (PartId v = b; v != a; v = pred[v]) p.route.push_back(v);
   p.route.push_back(a);
@@ -362,15 +393,20 @@ Path path(const Topology& t, PartId a, PartId b, const Impact* failures) {
 Placement place(const Topology& t, int replica_xpus, const Impact* failures) {
   const System& s = t.system();
   if (replica_xpus < 1 || replica_xpus > s.domain_xpus)
-    throw InputError({Diagnostic{{}, "replica", "a replica of " + std::to_string(replica_xpus) +
-                                                    " XPUs does not fit a " + std::to_string(s.domain_xpus) +
-                                                    "-XPU scale-up domain",
-                                 "give a replica size from 1 to " + std::to_string(s.domain_xpus)}});
+    throw InputError(
+        {Diagnostic{{},
+                    "replica",
+                    "a replica of " + std::to_string(replica_xpus) + " XPUs does not fit a " +
+                        std::to_string(s.domain_xpus) + "-XPU scale-up domain",
+                    "give a replica size from 1 to " + std::to_string(s.domain_xpus)}});
   Placement out;
   out.replica_xpus = replica_xpus;
-  if (replica_xpus <= s.compute_tray.xpus) out.scope = Scope::tray;
-  else if (replica_xpus <= s.xpus_per_rack() && s.domain_xpus >= s.xpus_per_rack()) out.scope = Scope::rack;
-  else out.scope = Scope::domain;
+  if (replica_xpus <= s.compute_tray.xpus)
+    out.scope = Scope::tray;
+  else if (replica_xpus <= s.xpus_per_rack() && s.domain_xpus >= s.xpus_per_rack())
+    out.scope = Scope::rack;
+  else
+    out.scope = Scope::domain;
 
   // In-service XPUs grouped by the unit a replica must stay within, in build order.
   std::map<std::pair<int, int>, std::vector<PartId>> units;
@@ -388,7 +424,9 @@ Placement place(const Topology& t, int replica_xpus, const Impact* failures) {
   const auto r = static_cast<std::size_t>(replica_xpus);
   for (const auto& [key, xs] : units) {
     std::size_t i = 0;
-    for (; i + r <= xs.size(); i += r) out.replicas.push_back(Replica{{xs.begin() + static_cast<long>(i), xs.begin() + static_cast<long>(i + r)}});
+    for (; i + r <= xs.size(); i += r)
+      out.replicas.push_back(
+          Replica{{xs.begin() + static_cast<long>(i), xs.begin() + static_cast<long>(i + r)}});
     out.leftover.insert(out.leftover.end(), xs.begin() + static_cast<long>(i), xs.end());
   }
   return out;

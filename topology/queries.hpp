@@ -27,7 +27,7 @@ struct XpuImpact {
   PartId xpu{};
   Effect effect = Effect::none;
   std::string cause;  // the failed part behind it ("several failures" when more than one is)
-  std::string how;    // e.g. "loses power", "loses its host hostrack3/katsu5", "7/8 of scale-up left"
+  std::string how;  // e.g. "loses power", "loses its host hostrack3/katsu5", "7/8 of scale-up left"
   double scale_up_fraction = 1.0;   // of the XPU's scale-up injection bandwidth still usable
   double domain_fraction = 1.0;     // of its bandwidth out of the rack into a multi-rack domain
   double scale_out_fraction = 1.0;  // of its scale-out bandwidth
@@ -75,8 +75,9 @@ struct Path {
 Path path(const Topology& t, PartId a, PartId b, const Impact* failures = nullptr);
 
 // Max-flow from the XPUs of `from` to those of `to` on one network, per direction.
-BytesPerSecond cut_bandwidth(const Topology& t, std::span<const PartId> from, std::span<const PartId> to,
-                             Network net, const Impact* failures = nullptr);
+BytesPerSecond cut_bandwidth(const Topology& t, std::span<const PartId> from,
+                             std::span<const PartId> to, Network net,
+                             const Impact* failures = nullptr);
 
 // Bisection bandwidth of a domain: the cut between the first and second half of its XPUs in build
 // order (racks 0..R/2-1 against the rest; for one rack or server, trays likewise), which for these
@@ -94,10 +95,10 @@ struct Replica {
 
 struct Placement {
   int replica_xpus = 0;
-  Scope scope = Scope::tray;       // the smallest unit a replica fits in: tray, rack or domain
-  std::vector<Replica> replicas;   // packed unit by unit, in XPU order
-  std::vector<PartId> leftover;    // in-service XPUs no replica uses
-  int out_of_service = 0;          // lost or cut-off XPUs, not placeable
+  Scope scope = Scope::tray;      // the smallest unit a replica fits in: tray, rack or domain
+  std::vector<Replica> replicas;  // packed unit by unit, in XPU order
+  std::vector<PartId> leftover;   // in-service XPUs no replica uses
+  int out_of_service = 0;         // lost or cut-off XPUs, not placeable
 };
 
 // Packs replicas of `replica_xpus` XPUs onto the in-service XPUs: each replica within one tray if

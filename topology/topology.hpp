@@ -44,15 +44,15 @@ enum class PartKind {
   scale_out,  // the scale-out network joining domains (aggregate, non-blocking)
 };
 inline constexpr PartKind kAllPartKinds[] = {
-    PartKind::xpu,          PartKind::compute_tray, PartKind::switch_tray, PartKind::onboard_switch,
-    PartKind::host,         PartKind::compute_rack, PartKind::host_rack,   PartKind::rack_pair,
-    PartKind::power_feed,   PartKind::spine,        PartKind::scale_out};
+    PartKind::xpu,        PartKind::compute_tray, PartKind::switch_tray, PartKind::onboard_switch,
+    PartKind::host,       PartKind::compute_rack, PartKind::host_rack,   PartKind::rack_pair,
+    PartKind::power_feed, PartKind::spine,        PartKind::scale_out};
 std::string to_string(PartKind k);
 
 enum class LinkKind { contains, powers, hosts, scale_up, uplink, scale_out, host_link };
-inline constexpr LinkKind kAllLinkKinds[] = {LinkKind::contains,  LinkKind::powers,   LinkKind::hosts,
-                                             LinkKind::scale_up,  LinkKind::uplink,   LinkKind::scale_out,
-                                             LinkKind::host_link};
+inline constexpr LinkKind kAllLinkKinds[] = {
+    LinkKind::contains, LinkKind::powers,    LinkKind::hosts,    LinkKind::scale_up,
+    LinkKind::uplink,   LinkKind::scale_out, LinkKind::host_link};
 std::string to_string(LinkKind k);
 bool is_support(LinkKind k);  // contains, powers, hosts
 bool is_network(LinkKind k);  // the others
@@ -60,10 +60,10 @@ bool is_network(LinkKind k);  // the others
 struct Part {
   PartKind kind = PartKind::xpu;
   std::string name;
-  int domain = -1;  // scale-up domain, -1 when the part serves several or none
-  int rack = -1;    // compute rack (or the compute rack a host rack is paired with), -1 if none
-  int tray = -1;    // compute tray index within its rack, -1 if none
-  int index = 0;    // position within its parent (XPU in tray, switch tray in rack, ...)
+  int domain = -1;      // scale-up domain, -1 when the part serves several or none
+  int rack = -1;        // compute rack (or the compute rack a host rack is paired with), -1 if none
+  int tray = -1;        // compute tray index within its rack, -1 if none
+  int index = 0;        // position within its parent (XPU in tray, switch tray in rack, ...)
   bool uplink = false;  // switch trays: joins the rack to the domain's second tier
 };
 

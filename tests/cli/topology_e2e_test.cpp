@@ -44,13 +44,15 @@ TEST(Cli_Topology, JalapenoSummary_PrintsCountsBisectionAndPowerBudget) {
   EXPECT_EQ(parts_row(r.out, "Katsu host tray"), 256) << r.out;
   EXPECT_EQ(parts_row(r.out, "Chana \\(96 rack-local, 32 uplink\\)"), 128) << r.out;
   EXPECT_EQ(parts_row(r.out, "compute rack"), 16) << r.out;
-  for (const char* needle : {"Links", "scale-up link", "bisection of a domain", "Compute rack", "Host rack",
-                             "residual", "rack pair", "All-in utility power per XPU", "computed from the components"})
+  for (const char* needle :
+       {"Links", "scale-up link", "bisection of a domain", "Compute rack", "Host rack", "residual",
+        "rack pair", "All-in utility power per XPU", "computed from the components"})
     EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
   // Every published figure is printed against its computed value with a residual within 5%.
   const std::regex residual(R"(([+-]\d+\.\d+)%  )");
   int n = 0;
-  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), residual); it != std::sregex_iterator(); ++it, ++n)
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), residual);
+       it != std::sregex_iterator(); ++it, ++n)
     EXPECT_LE(std::abs(std::stod((*it)[1])), 5.0) << (*it)[0];
   EXPECT_EQ(n, 4) << r.out;  // compute rack, host rack provisioned and in production, rack pair
 }
@@ -65,7 +67,8 @@ TEST(Cli_Topology, SummaryJson_AgreesWithTheTable) {
   EXPECT_EQ(parts.at("compute_rack"), 16);
   EXPECT_GT(j["bisection_bytes_per_s"].get<double>(), 0.0);
   EXPECT_TRUE(j["power"]["all_in_computed"].get<bool>());
-  for (const auto& c : j["power"]["budget_checks"]) EXPECT_LE(std::abs(c["residual"].get<double>()), 0.05) << c;
+  for (const auto& c : j["power"]["budget_checks"])
+    EXPECT_LE(std::abs(c["residual"].get<double>()), 0.05) << c;
 }
 
 TEST(Cli_Topology, Nvl72_IsOneRackOf72Gpus) {
@@ -134,7 +137,8 @@ TEST(Cli_Topology, Help_SaysHowToListParts) {
   EXPECT_NE(r.out.find("rack3/chana2"), std::string::npos) << r.out;
   const auto parts = run("topology jalapeno-a0 --parts");
   EXPECT_EQ(parts.exit_code, 0);
-  for (const char* name : {"rack3/vindaloo5 ", "rack3/chana2 ", "hostrack3/katsu5 ", "rack3/feed ", "pair3 "})
+  for (const char* name :
+       {"rack3/vindaloo5 ", "rack3/chana2 ", "hostrack3/katsu5 ", "rack3/feed ", "pair3 "})
     EXPECT_NE(parts.out.find(name), std::string::npos) << name;
 }
 

@@ -14,7 +14,9 @@ namespace {
 
 using test::shipped_catalog;
 
-const System& sys(const char* id) { return test::shipped_system(id); }
+const System& sys(const char* id) {
+  return test::shipped_system(id);
+}
 
 PowerModel model(const System& s, Facility f = {}) {
   auto m = PowerModel::of(s, f);
@@ -84,7 +86,8 @@ TEST(PowerModel_EverySystem, PublishedRackFigures_ComeOutOfComponentsWithinTheRe
     for (const auto& c : m.budget_checks()) {
       ++checks;
       EXPECT_LE(std::abs(c.residual()), kBudgetTolerance)
-          << id << " " << c.what << ": computed " << c.computed.value() << " W against " << c.published.value();
+          << id << " " << c.what << ": computed " << c.computed.value() << " W against "
+          << c.published.value();
     }
   }
   // Jalapeno A0 and B0: rack, host rack x2, pair; 3 NVL72 racks; 3 HGX servers.
@@ -120,7 +123,8 @@ TEST(PowerModel_Jalapeno, AllIn_IsComputedAndLabelled_GbIsPublished) {
   // A higher PUE raises the computed all-in figure in proportion.
   Facility f;
   f.pue = 1.2;
-  EXPECT_NEAR(model(sys("jalapeno-a0"), f).all_in().per_xpu.value() / j.all_in().per_xpu.value(), 1.2 / 1.1, 1e-12);
+  EXPECT_NEAR(model(sys("jalapeno-a0"), f).all_in().per_xpu.value() / j.all_in().per_xpu.value(),
+              1.2 / 1.1, 1e-12);
 }
 
 TEST(Normalise_EverySystem, Normalisations_AreMutuallyConsistent) {

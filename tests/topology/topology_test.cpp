@@ -16,7 +16,9 @@ namespace {
 
 using test::shipped_catalog;
 
-const System& sys(const char* id) { return test::shipped_system(id); }
+const System& sys(const char* id) {
+  return test::shipped_system(id);
+}
 
 // One 2,048-XPU Jalapeno domain, built once for the whole file.
 const Topology& jalapeno() {
@@ -206,7 +208,9 @@ TEST(Topology_Jalapeno, RemainingCapacity_ShrinksWithFailuresAndNeverGrows) {
   EXPECT_LE(place(t, 8, &more).replicas.size(), p.replicas.size());
   // Every XPU is accounted for: in replicas, left over, or out of service.
   const Placement q = place(t, 3, &more);
-  EXPECT_EQ(static_cast<int>(q.replicas.size()) * 3 + static_cast<int>(q.leftover.size()) + q.out_of_service, 2048);
+  EXPECT_EQ(static_cast<int>(q.replicas.size()) * 3 + static_cast<int>(q.leftover.size()) +
+                q.out_of_service,
+            2048);
 }
 
 TEST(Topology_Nvl72, Rack_Is72GpusIn18TraysWith9SwitchTrays) {
@@ -272,7 +276,8 @@ TEST(Topology_MultiDomain, DomainsJoinOverScaleOut) {
   const Path p = path(t, t.at("rack0/vindaloo0/xpu0"), t.at("rack16/vindaloo0/xpu0"));
   EXPECT_EQ(p.network, Network::scale_out);
   EXPECT_DOUBLE_EQ(p.bandwidth.value(), t.system().scale_out_bandwidth_per_xpu.value());
-  EXPECT_DOUBLE_EQ(scale_out_bisection(t).value(), 2048 * t.system().scale_out_bandwidth_per_xpu.value());
+  EXPECT_DOUBLE_EQ(scale_out_bisection(t).value(),
+                   2048 * t.system().scale_out_bandwidth_per_xpu.value());
   // A failure in one domain leaves the other whole.
   const Impact im = assess(t, std::vector<PartId>{t.at("rack20/feed")});
   EXPECT_EQ(im.lost, 128);
@@ -298,8 +303,8 @@ TEST(Topology_EverySystem, BuildsWithOneDomainOfItsCatalogSize) {
     const Impact none = assess(t, std::vector<PartId>{});
     EXPECT_EQ(none.in_service(), s->domain_xpus) << id;
     EXPECT_TRUE(none.affected.empty()) << id;
-    EXPECT_EQ(fail(t, {"rack0/feed"}).lost, s->domain_xpus < s->xpus_per_rack() ? s->domain_xpus
-                                                                                   : s->xpus_per_rack())
+    EXPECT_EQ(fail(t, {"rack0/feed"}).lost,
+              s->domain_xpus < s->xpus_per_rack() ? s->domain_xpus : s->xpus_per_rack())
         << id;
   }
 }
