@@ -70,4 +70,3 @@ BENCHMARK(BM_Create);
 
 }  // namespace
 
-BENCHMARK_MAIN();

@@ -164,7 +164,13 @@ json system_json(const System& s) {
                   {"host_rack_production", opt(s.power.host_rack_production)},
                   {"rack_pair", opt(s.power.rack_pair)},
                   {"server", opt(s.power.server)},
-                  {"all_in_per_xpu", opt(s.power.all_in_per_xpu)}};
+                  {"all_in_per_xpu", opt(s.power.all_in_per_xpu)},
+                  {"xpu_idle", opt(s.power.xpu_idle)},
+                  {"compute_tray_overhead", opt(s.power.compute_tray_overhead)},
+                  {"switch_tray", opt(s.power.switch_tray)},
+                  {"host", opt(s.power.host)},
+                  {"host_production", opt(s.power.host_production)}};
+  j["xpu_memory_share"] = s.power.xpu_memory_share ? json(*s.power.xpu_memory_share) : json(nullptr);
   j["tco_usd_per_xpu_hour"] = s.tco_per_xpu ? json(s.tco_per_xpu->value() * 3600.0) : json(nullptr);
   j["serving"] = {{"engine", s.serving.engine}, {"mtp", s.serving.mtp}, {"disaggregation", s.serving.disaggregation}};
   j["status"] = s.status;

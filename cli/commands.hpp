@@ -34,5 +34,6 @@ void add_catalog_commands(CLI::App& app, Commands& out);
 void add_check_command(CLI::App& app, Commands& out);
 void add_perf_commands(CLI::App& app, Commands& out);
 void add_run_command(CLI::App& app, Commands& out);
+void add_topology_command(CLI::App& app, Commands& out);
 
 }  // namespace racktwin::cli

@@ -38,6 +38,11 @@ if(NOT benchmark_FOUND)
   racktwin_missing("Google Benchmark" "libbenchmark-dev")
 endif()
 
+find_package(Boost 1.74 CONFIG QUIET COMPONENTS graph)
+if(NOT Boost_FOUND)
+  racktwin_missing("Boost.Graph" "libboost-graph-dev")
+endif()
+
 if(BUILD_TESTING OR NOT DEFINED BUILD_TESTING)
   find_package(GTest CONFIG QUIET)
   if(NOT GTest_FOUND)

@@ -1,5 +1,7 @@
 #include "core/catalog.hpp"
 
+#include <algorithm>
+
 namespace racktwin {
 
 std::string to_string(ComputeClass c) {
@@ -37,6 +39,15 @@ int System::racks_per_domain() const {
   const int per_rack = xpus_per_rack();
   if (per_rack <= 0) return 0;
   return (domain_xpus + per_rack - 1) / per_rack;
+}
+
+int System::host_parts_per_compute_tray() const {
+  switch (host.placement) {
+    case HostPlacement::separate_rack: return host.per_compute_tray;
+    case HostPlacement::in_compute_tray: return std::max(host.cpus, 1);
+    case HostPlacement::in_server: return 1;
+  }
+  return 1;
 }
 
 const System* Catalog::find_system(std::string_view id) const {

@@ -112,12 +112,25 @@ struct HostSpec {
 };
 
 struct PowerFigures {
+  // Published figures, at the input of the rack or server (after conversion losses).
   std::optional<Watts> compute_rack;           // budget of one compute (ASIC/GPU) rack
   std::optional<Watts> host_rack_provisioned;  // separate host rack: provisioned
   std::optional<Watts> host_rack_production;   // separate host rack: drawn in production
   std::optional<Watts> rack_pair;              // compute rack + host rack
   std::optional<Watts> server;                 // one 8-XPU server (HGX, MI)
   std::optional<Watts> all_in_per_xpu;         // provisioned utility power per XPU, where published
+
+  // Component figures: DC loads at the point of use, before conversion losses. Mostly catalog
+  // assumptions chosen so that the parts add up to the published figures above (docs/power.md).
+  std::optional<Watts> xpu_idle;               // XPU package power with no compute or memory activity
+  std::optional<double> xpu_memory_share;      // share of the XPU's dynamic power driven by memory
+                                               // activity, in [0, 1]; the rest follows compute
+  std::optional<Watts> compute_tray_overhead;  // per compute tray beyond its XPUs and hosts (NICs,
+                                               // DPUs, on-board switches, fans, management), rated
+  std::optional<Watts> switch_tray;            // per scale-up switch tray, rated
+  std::optional<Watts> host;                   // per host part as the topology builds it (a host
+                                               // tray, a CPU in a compute tray, a server's host), rated
+  std::optional<Watts> host_production;        // the same as drawn in production, where known
 };
 
 struct ServingStack {
@@ -149,6 +162,10 @@ struct System {
 
   int xpus_per_rack() const { return compute_tray.xpus * compute_trays_per_rack; }
   int racks_per_domain() const;
+  // Host parts serving one compute tray, as the topology and the power model count them: the host
+  // trays of a separate host rack, one part per CPU inside a compute tray (each CPU feeds its share
+  // of the tray's XPUs), or one host per server.
+  int host_parts_per_compute_tray() const;
 };
 
 enum class AttentionKind { gqa, mla };

@@ -168,6 +168,8 @@ struct Loader {
   Diagnostics diagnostics;
   std::vector<PendingRef> refs;
   std::map<std::string, SourceLocation> first_seen;  // "kind:id" -> where it was defined
+  // Where each system's power.xpu_idle was written: checked against its chip once chips are linked.
+  std::map<std::string, PendingRef> pending_idle;
 
   bool claim_id(Context& ctx, const YAML::Node& at, const std::string& path,
                 const std::string& kind, const std::string& id) {
@@ -327,6 +329,7 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
   MapReader m(ctx, n, path);
   if (!m.ok()) return;
   auto s = std::make_shared<System>();
+  std::vector<PendingRef> idle_checks;
   bool ok = true;
   auto need = [&ok](const auto& opt) {
     if (!opt) ok = false;
@@ -464,6 +467,16 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
     pw.rack_pair = fields.quantity<Watts>(p, "rack_pair", false);
     pw.server = fields.quantity<Watts>(p, "server", false);
     pw.all_in_per_xpu = fields.quantity<Watts>(p, "all_in_per_xpu", false);
+    pw.xpu_idle = fields.quantity<Watts>(p, "xpu_idle", false);
+    pw.xpu_memory_share = fields.number(p, "xpu_memory_share", false, 0.0, 1.0);
+    pw.compute_tray_overhead = fields.quantity<Watts>(p, "compute_tray_overhead", false);
+    pw.switch_tray = fields.quantity<Watts>(p, "switch_tray", false);
+    pw.host = fields.quantity<Watts>(p, "host", false);
+    pw.host_production = fields.quantity<Watts>(p, "host_production", false);
+    if (pw.host && pw.host_production && *pw.host_production > *pw.host)
+      ctx.error(p.get("host_production"), p.child("host_production"),
+                "host_production is above the rated host power", "check both figures");
+    if (pw.xpu_idle) idle_checks.push_back({ctx.location(p.get("xpu_idle")), p.child("xpu_idle"), "power", ""});
     p.finish();
   }
   s->tco_per_xpu = fields.quantity<UsdPerSecond>(m, "tco_per_xpu", false);
@@ -485,6 +498,7 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
   if (!claim_id(ctx, n, path, "system", *id)) return;
   s->id = *id;
   s->fields = fields.take();
+  for (auto& c : idle_checks) pending_idle.emplace(s->id, std::move(c));
   catalog.systems.emplace(s->id, std::move(s));
 }
 
@@ -698,6 +712,17 @@ void Loader::resolve() {
     auto linked = std::make_shared<System>(*sys);
     linked->chip = it->second;
     sys = std::move(linked);
+    // Idle power must sit below the most the XPU draws (sustained where published, else TDP).
+    const Chip& chip = *it->second;
+    const Watts most = chip.sustained_power.value_or(chip.tdp);
+    if (auto idle = pending_idle.find(id);
+        idle != pending_idle.end() && sys->power.xpu_idle && *sys->power.xpu_idle >= most)
+      diagnostics.push_back(Diagnostic{idle->second.where, idle->second.path,
+                                       "xpu_idle " + format(*sys->power.xpu_idle) +
+                                           " is not below the chip's " +
+                                           (chip.sustained_power ? "sustained power " : "TDP ") +
+                                           format(most),
+                                       "idle power must be below the most the XPU draws"});
   }
 }
 

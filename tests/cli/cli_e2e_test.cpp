@@ -1,42 +1,14 @@
 // End-to-end: the real racktwin binary on shipped and broken files.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "run_support.hpp"
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result run(const std::string& args) {
-  const auto err_path = std::filesystem::temp_directory_path() /
-                        ("racktwin-e2e-" + std::to_string(::getpid()) + ".err");
-  const std::string cmd = std::string(RACKTWIN_BIN) + " " + args + " 2>" + err_path.string();
-  Result r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  std::filesystem::remove(err_path);
-  return r;
-}
+using racktwin::test::run;
 
 std::string data(const std::string& name) { return std::string(RACKTWIN_SOURCE_DIR) + "/tests/scenarios/data/" + name; }
 

@@ -161,6 +161,33 @@ TEST(CatalogErrors_Structure, TierNotSpanningDomain_IsError) {
   ASSERT_NE(find_diag(d, "the last tier spans 8 XPUs but domain_xpus is 16"), nullptr) << dump(d);
 }
 
+// The valid catalog with a `power:` mapping added to its system (at line 31).
+std::string with_power(const std::string& mapping) {
+  const std::string scale_out = "    scale_out: {bandwidth_per_xpu: 400 Gb/s, latency: 5 us}\n";
+  return replace(kValid, scale_out, scale_out + "    power: " + mapping + "\n");
+}
+
+TEST(CatalogErrors_Power, IdleNotBelowTheXpusMaximum_IsErrorAtItsLine) {
+  auto d = load_errors(with_power("{xpu_idle: 800 W, xpu_memory_share: 0.3}"));
+  const Diagnostic* e = find_diag(d, "xpu_idle 800 W is not below the chip's TDP 700 W");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_EQ(e->path, "systems[0].power.xpu_idle");
+  EXPECT_EQ(e->where.line, 31);
+}
+
+TEST(CatalogErrors_Power, ShareOutOfRangeAndProductionAboveRating_AreErrors) {
+  auto d = load_errors(with_power("{xpu_memory_share: 1.5, host: 1 kW, host_production: 2 kW}"));
+  ASSERT_NE(find_diag(d, "power.xpu_memory_share"), nullptr) << dump(d);
+  ASSERT_NE(find_diag(d, "host_production is above the rated host power"), nullptr) << dump(d);
+}
+
+TEST(CatalogErrors_Power, UnknownPowerKey_SuggestsNearest) {
+  auto d = load_errors(with_power("{switch_trays: 1 kW}"));
+  const Diagnostic* e = find_diag(d, "unknown key 'switch_trays'");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_NE(e->hint.find("switch_tray"), std::string::npos) << e->hint;
+}
+
 TEST(CatalogErrors_Syntax, InvalidYaml_ReportsLine) {
   auto d = load_errors(replace(kValid, "    name: \"System A\"", "    name: \"System A"));
   ASSERT_EQ(d.size(), 1u) << dump(d);

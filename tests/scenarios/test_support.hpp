@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include "core/error.hpp"
@@ -26,6 +27,13 @@ inline const Catalog& shipped_catalog() {
     return *c;
   }();
   return cat;
+}
+
+// A system of the shipped catalog; throws when there is none, so a test fails with the id.
+inline const System& shipped_system(const std::string& id) {
+  const System* s = shipped_catalog().find_system(id);
+  if (s == nullptr) throw std::runtime_error("no system " + id + " in the shipped catalog");
+  return *s;
 }
 
 // A file in a fresh temporary directory, removed with the object.

@@ -1,0 +1,43 @@
+#pragma once
+// Runs the real racktwin binary (RACKTWIN_BIN) for the end-to-end tests.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace racktwin::test {
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// `racktwin ARGS`: its exit code, standard output and standard error.
+inline Result run(const std::string& args) {
+  const auto err_path = std::filesystem::temp_directory_path() /
+                        ("racktwin-e2e-" + std::to_string(::getpid()) + ".err");
+  const std::string cmd = std::string(RACKTWIN_BIN) + " " + args + " 2>" + err_path.string();
+  Result r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = ::pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  std::filesystem::remove(err_path);
+  return r;
+}
+
+}  // namespace racktwin::test
