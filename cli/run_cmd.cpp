@@ -1,33 +1,204 @@
-// racktwin run: runs a scenario through the serving simulation. The simulation is not built in this
-// version; the command validates the scenario and says so plainly rather than pretending.
+// racktwin run: a scenario's sweep through the serving simulation, and the comparison table.
 
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "core/perf/memory.hpp"
 #include "racktwin/version.hpp"
 #include "scenarios/scenario_loader.hpp"
+#include "sim/serving.hpp"
 
 namespace racktwin::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct RunArgs {
+  std::string path;
+  std::optional<std::uint64_t> seed;
+  bool json = false;
+  bool no_fuse = false;
+};
+
+// The layouts a sweep tries for one system and model: the scenario's named layouts, plus every
+// valid layout (pipeline depth 1) of the scenario's replica sizes, by default the compute tray and
+// 8 XPUs.
+std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const System& s, const Model& m,
+                                  const std::string& precision, double min_tokens) {
+  std::vector<Layout> out = sc.layouts.named;
+  std::vector<int> sizes = sc.layouts.replica_xpus;
+  if (sc.layouts.all_valid()) {
+    for (int n : {s.compute_tray.xpus, 8})
+      if (n <= s.domain_xpus && std::find(sizes.begin(), sizes.end(), n) == sizes.end()) sizes.push_back(n);
+  }
+  if (!sizes.empty()) {
+    perf::LayoutQuery q;
+    q.replica_xpus = sizes;
+    q.max_pp = 1;
+    q.precision = precision;
+    q.min_tokens = min_tokens;
+    for (const auto& o : perf::enumerate_layouts(m, s, cat, q))
+      if (o.valid) out.push_back(o.layout);
+  }
+  return out;
+}
+
+std::string fmt_num(double x, int digits = 0) { return fmt::format("{:.{}f}", x, digits); }
+
+int run_scenario(const Catalog& cat, const RunArgs& a) {
+  auto sc = load_scenario_file(a.path, cat);
+  if (!sc) {
+    print_diagnostics(sc.error(), a.path);
+    return kExitInput;
+  }
+  const std::uint64_t seed = a.seed.value_or(sc->seed);
+  std::vector<sim::PointSpec> specs;
+  for (const auto& sid : sc->systems) {
+    const System& s = *cat.find_system(sid);
+    const EfficiencyPrior* prior = cat.efficiency_prior_for(sid);
+    if (prior == nullptr) {
+      fmt::print(stderr, "racktwin: no efficiency prior for {} and no 'default' prior in the catalog\n", sid);
+      return kExitInput;
+    }
+    for (const auto& mid : sc->models) {
+      const Model& m = *cat.find_model(mid);
+      for (const auto& w : sc->workloads) {
+        const std::string precision = w.inferencex.precision.value_or(perf::best_precision(m, s, cat));
+        const double min_tokens = w.inferencex.isl + w.inferencex.osl;
+        for (const Layout& l : sweep_layouts(cat, *sc, s, m, precision, min_tokens)) {
+          for (int c : sc->concurrency) {
+            sim::PointSpec p;
+            p.system = &s;
+            p.model = &m;
+            p.layout = l;
+            p.precision = precision;
+            p.workload = w.inferencex;
+            p.workload_id = w.id;
+            p.concurrency = c;
+            p.seed = sim::stream_seed(seed, sid + "/" + mid + "/" + w.id + "/" + l.label() + "/" + std::to_string(c));
+            p.efficiency = prior->values;
+            p.facility = sc->facility;
+            specs.push_back(p);
+          }
+        }
+      }
+    }
+  }
+  sim::SimOptions opt;
+  opt.fuse = !a.no_fuse;
+  auto results = sim::simulate(cat, specs, opt);
+  if (!results) {
+    fmt::print(stderr, "racktwin run: {}\n", results.error());
+    return kExitRuntime;
+  }
+
+  // Per system and model: the best over layouts and concurrencies, as the published comparison.
+  struct Row {
+    double peak_tps = 0, peak_rated_kw = 0, peak_allin_mw = 0, min_tbt = 1e30, min_e2e = 1e30, ttft_at_min_e2e = 0;
+    std::string best_layout;
+    bool allin_computed = false;
+    int points = 0, failed = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Row> rows;
+  for (const auto& r : *results) {
+    Row& row = rows[{r.spec.model->id, r.spec.system->id}];
+    if (!r.error.empty()) {
+      row.failed += 1;
+      continue;
+    }
+    row.points += 1;
+    if (r.total_tps_per_xpu > row.peak_tps) {
+      row.peak_tps = r.total_tps_per_xpu;
+      row.best_layout = r.spec.layout.label();
+    }
+    row.peak_rated_kw = std::max(row.peak_rated_kw, r.tps_per_rated_kw);
+    row.peak_allin_mw = std::max(row.peak_allin_mw, r.tps_per_allin_mw);
+    row.allin_computed = r.all_in_computed;
+    if (r.tpot.median > 0) row.min_tbt = std::min(row.min_tbt, r.tpot.median);
+    if (r.e2e.median < row.min_e2e) {
+      row.min_e2e = r.e2e.median;
+      row.ttft_at_min_e2e = r.ttft.median;
+    }
+  }
+
+  if (a.json) {
+    json pts = json::array();
+    for (const auto& r : *results) {
+      pts.push_back({{"system", r.spec.system->id},
+                     {"model", r.spec.model->id},
+                     {"workload", r.spec.workload_id},
+                     {"layout", r.spec.layout.label()},
+                     {"precision", r.spec.precision},
+                     {"concurrency", r.spec.concurrency},
+                     {"xpus", r.xpus},
+                     {"error", r.error},
+                     {"requests", r.requests},
+                     {"total_tps_per_xpu", r.total_tps_per_xpu},
+                     {"output_tps_per_xpu", r.output_tps_per_xpu},
+                     {"ttft_s", {{"mean", r.ttft.mean}, {"median", r.ttft.median}, {"p90", r.ttft.p90}, {"p99", r.ttft.p99}}},
+                     {"tpot_s", {{"mean", r.tpot.mean}, {"median", r.tpot.median}, {"p90", r.tpot.p90}, {"p99", r.tpot.p99}}},
+                     {"e2e_s", {{"mean", r.e2e.mean}, {"median", r.e2e.median}, {"p90", r.e2e.p90}, {"p99", r.e2e.p99}}},
+                     {"interactivity_tok_s_user", r.interactivity},
+                     {"xpu_power_w", r.xpu_power_w},
+                     {"tps_per_rated_kw", r.tps_per_rated_kw},
+                     {"tps_per_measured_kw", r.tps_per_measured_kw},
+                     {"tps_per_it_kw", r.tps_per_it_kw},
+                     {"tps_per_allin_mw", r.tps_per_allin_mw},
+                     {"all_in_computed", r.all_in_computed},
+                     {"preemptions", r.preemptions},
+                     {"iterations", r.iterations}});
+    }
+    json j{{"racktwin", kVersion}, {"commit", kGitCommit}, {"scenario", sc->name}, {"file", a.path},
+           {"seed", seed}, {"points", pts}};
+    fmt::print("{}\n", j.dump(2));
+    return kExitOk;
+  }
+
+  fmt::print("racktwin {} (commit {}): scenario '{}', seed {}, {} points simulated\n", kVersion, kGitCommit, sc->name,
+             seed, results->size());
+  fmt::print("Efficiencies are uncalibrated priors; the numbers show the model's shape, not yet published values.\n\n");
+  const std::string baseline = sc->systems.front();
+  for (const auto& mid : sc->models) {
+    Table t({"system", "peak tok/s/XPU", "best layout", "peak tok/s per rated kW", "x " + baseline,
+             "peak tok/s per all-in MW", "min TBT ms", "min E2E s", "x " + baseline, "TTFT s at min E2E"});
+    const Row* base = rows.contains({mid, baseline}) ? &rows.at({mid, baseline}) : nullptr;
+    for (const auto& sid : sc->systems) {
+      auto it = rows.find({mid, sid});
+      if (it == rows.end() || it->second.points == 0) {
+        t.add({sid, "no layout fits"});
+        continue;
+      }
+      const Row& r = it->second;
+      auto ratio = [](double x, double y) { return y > 0 ? fmt::format("{:.2f}", x / y) : std::string("-"); };
+      t.add({sid, fmt_num(r.peak_tps), r.best_layout, fmt_num(r.peak_rated_kw),
+             base ? ratio(r.peak_rated_kw, base->peak_rated_kw) : "-",
+             fmt_num(r.peak_allin_mw) + (r.allin_computed ? " (computed)" : ""), fmt_num(r.min_tbt * 1e3, 2),
+             fmt_num(r.min_e2e, 2), base ? ratio(r.min_e2e, base->min_e2e) : "-", fmt_num(r.ttft_at_min_e2e, 3)});
+    }
+    fmt::print("{}\n{}\n", mid, t.render({1, 3, 4, 5, 6, 7, 8, 9}));
+  }
+  int failed = 0;
+  for (const auto& r : *results) failed += r.error.empty() ? 0 : 1;
+  if (failed > 0) fmt::print("{} points could not run (see --json for each reason)\n", failed);
+  return kExitOk;
+}
+
+}  // namespace
 
 void add_run_command(CLI::App& app, Commands& out) {
-  auto path = std::make_shared<std::string>();
-  auto* run = app.add_subcommand("run", "Run a scenario through the serving simulation (not built yet)");
-  run->add_option("SCENARIO", *path, "Scenario YAML file")->required();
-  out.push_back({run, [path](const Catalog& cat) {
-                   auto sc = load_scenario_file(*path, cat);
-                   if (!sc) {
-                     print_diagnostics(sc.error(), *path);
-                     return kExitInput;
-                   }
-                   fmt::print(stderr,
-                              "racktwin run: the serving simulation is not built in racktwin {}; nothing was "
-                              "simulated.\n  The scenario '{}' is valid. Available now: 'racktwin check', "
-                              "'racktwin perf' (one iteration's time) and 'racktwin layouts'.\n",
-                              kVersion, sc->name);
-                   return kExitRuntime;
-                 }});
+  auto a = std::make_shared<RunArgs>();
+  auto* run = app.add_subcommand("run", "Run a scenario's sweep through the serving simulation and compare systems");
+  run->add_option("SCENARIO", a->path, "Scenario YAML file")->required();
+  run->add_option("--seed", a->seed, "Master seed (default: the scenario's)");
+  run->add_flag("--json", a->json, "Every point's metrics, machine-readable");
+  run->add_flag("--no-fuse", a->no_fuse, "Simulate every decode iteration on its own (slower; same results)");
+  out.push_back({run, [a](const Catalog& cat) { return run_scenario(cat, *a); }});
 }
 
 }  // namespace racktwin::cli

@@ -38,6 +38,11 @@ if(NOT benchmark_FOUND)
   racktwin_missing("Google Benchmark" "libbenchmark-dev")
 endif()
 
+pkg_check_modules(SimGrid QUIET IMPORTED_TARGET simgrid)
+if(NOT SimGrid_FOUND)
+  racktwin_missing("SimGrid (3.32)" "libsimgrid-dev")
+endif()
+
 find_package(Boost 1.74 CONFIG QUIET COMPONENTS graph)
 if(NOT Boost_FOUND)
   racktwin_missing("Boost.Graph" "libboost-graph-dev")

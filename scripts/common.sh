@@ -8,7 +8,7 @@ BUILD_DIR="${RACKTWIN_BUILD_DIR:-$ROOT/build}"
 # The one list of Debian 12 packages racktwin builds and tests with (see DEVELOPERS.md).
 PACKAGES=(
   g++ cmake ninja-build pkg-config git
-  libyaml-cpp-dev libfmt-dev libcli11-dev nlohmann-json3-dev libboost-graph-dev
+  libyaml-cpp-dev libfmt-dev libcli11-dev nlohmann-json3-dev libboost-graph-dev libsimgrid-dev
   libgtest-dev libbenchmark-dev
 )
 

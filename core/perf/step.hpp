@@ -105,6 +105,7 @@ class StepModel {
   const Layout& layout() const { return layout_; }
   const std::string& precision() const { return precision_; }
   const Efficiency& efficiency() const { return eff_; }
+  int window() const { return window_; }  // sliding-window size (0 = none)
   // KV-cache bytes one token adds on the busiest XPU (the full-attention layers of the stage that
   // holds the most of them).
   Bytes kv_bytes_per_token_per_xpu() const;

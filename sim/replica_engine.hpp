@@ -1,0 +1,108 @@
+#pragma once
+// The scheduler of one model replica: continuous batching with chunked prefill, KV-cache
+// accounting with recompute preemption, and fused decode stretches. Plain C++ with no SimGrid:
+// the simulation drives it in simulated time (sim/simulate.cpp) and tests drive it directly.
+//
+// Contract:
+// - plan(now) composes the next iterations from the current state and returns their end times
+//   (boundaries). A plan holds one iteration when any prefill work is scheduled, else up to the
+//   number of pure-decode iterations before the next sequence finishes or the KV cache fills
+//   (fusion); with fusion off it always holds one.
+// - apply(j) commits the first j iterations of the last plan (1 <= j <= size). Iteration times are
+//   computed one by one in both modes, so fused and unfused runs give identical boundaries.
+// - KV in use never exceeds the capacity: a decode step that would overflow it first preempts the
+//   most recently started sequence, which returns to the front of the queue to be recomputed. A
+//   step that preempted admits no new prompt, so the engine does not thrash.
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "core/perf/step.hpp"
+
+namespace racktwin::sim {
+
+struct Request {
+  std::int64_t id = 0;
+  int isl = 0;
+  int osl = 0;
+  int client = 0;
+  bool warmup = false;  // excluded from the metrics
+  double arrival = -1;
+  double first_token = -1;
+  double finish = -1;
+  int replica = -1;
+  int preemptions = 0;
+  // Progress, owned by the replica engine.
+  int generated = 0;  // output tokens produced so far
+  int prefilled = 0;  // prompt tokens (isl + generated at the time of a recompute) in the KV cache
+  int target = 0;     // prompt tokens to prefill before decoding (isl, or more after a preemption)
+  int kv_tokens = 0;  // tokens this request holds in the KV cache
+  double reserved = 0;  // KV tokens reserved for it at admission (prompt + expected output)
+};
+
+struct EngineParams {
+  int max_seqs = 1024;            // sequences decoding or prefilling at once
+  int max_batched_tokens = 8192;  // tokens per iteration (decode tokens + prefill chunk tokens)
+  bool fuse = true;               // advance pure-decode stretches in one plan
+  // Admission: a new prompt starts only if the KV cache can hold the reservations of every admitted
+  // sequence plus its own: prompt + reserve_output_ratio x remaining output tokens. 1 never
+  // preempts (guaranteed-no-evict); lower values admit more and preempt when the cache fills.
+  double reserve_output_ratio = 1.0;
+};
+
+// Totals for energy and utilisation: busy time and activity-weighted time of the replica's XPUs.
+struct EngineStats {
+  std::int64_t iterations = 0;
+  std::int64_t plans = 0;
+  double busy_s = 0;
+  double compute_s = 0;  // sum over iterations of compute activity x time
+  double memory_s = 0;   // sum over iterations of memory activity x time
+  std::int64_t preemptions = 0;
+  double max_kv_used = 0;
+};
+
+class ReplicaEngine {
+ public:
+  ReplicaEngine(const perf::StepModel& model, double kv_capacity_tokens, EngineParams params);
+
+  void admit(Request* r);
+  bool busy() const { return !running_.empty() || !waiting_.empty(); }
+  std::size_t outstanding() const { return running_.size() + waiting_.size(); }
+
+  // Composes the next iteration(s) starting at `now`; returns their end times (empty when idle).
+  const std::vector<double>& plan(double now);
+  // Commits the first j iterations of the last plan; requests that finished are appended to
+  // `finished` (their finish time set), and requests whose first token came are stamped.
+  void apply(std::size_t j, std::vector<Request*>& finished);
+
+  double kv_used() const { return kv_used_; }
+  double kv_capacity() const { return kv_capacity_; }
+  const EngineStats& stats() const { return stats_; }
+
+ private:
+  struct Chunk {
+    Request* r;
+    int tokens;
+  };
+  void add_iteration(double& clock, const perf::IterationShape& s);
+  void preempt_newest();
+
+  const perf::StepModel* model_;
+  double kv_capacity_;
+  EngineParams params_;
+  int window_ = 0;
+  std::vector<Request*> running_;  // decoding, in start order
+  std::deque<Request*> waiting_;   // to prefill, FIFO; the front may be partly prefilled
+  double kv_used_ = 0;
+  double context_sum_ = 0;  // sum of the running sequences' KV tokens
+  double reserved_ = 0;     // sum of the admitted sequences' reservations
+  EngineStats stats_;
+  // The last plan.
+  std::vector<double> boundaries_;
+  std::vector<double> durations_;
+  std::vector<Chunk> chunks_;  // prefill chunks of a one-iteration plan
+  std::vector<double> compute_activity_, memory_activity_;
+};
+
+}  // namespace racktwin::sim

@@ -1,0 +1,89 @@
+#pragma once
+// Serving simulation: token workloads through replicas of a model on a system, request by request,
+// in one SimGrid discrete-event simulation per call. SimGrid stays inside sim/: this header shows
+// none of it.
+//
+// Contract:
+// - simulate() runs every point of the batch in one simulation (points share no resources, so each
+//   point's results are the same as if it ran alone) and returns one PointResult per point, in order.
+// - Randomness comes from the point's seed split into named streams; the same inputs give
+//   byte-identical results.
+// - One process runs one simulation: SimGrid keeps one engine per process. A second call in the same
+//   process fails with an error saying so.
+
+#include <cstdint>
+#include <expected>
+#include <string>
+#include <vector>
+
+#include "core/catalog.hpp"
+#include "core/perf/efficiency.hpp"
+#include "core/perf/step.hpp"
+#include "core/scenario.hpp"
+#include "sim/replica_engine.hpp"
+
+namespace racktwin::sim {
+
+struct PointSpec {
+  const System* system = nullptr;
+  const Model* model = nullptr;
+  Layout layout;
+  std::string precision;
+  InferenceXWorkload workload;
+  std::string workload_id;
+  int concurrency = 1;
+  int replicas = 1;
+  std::uint64_t seed = 1;
+  perf::Efficiency efficiency;
+  perf::MemoryParams memory;
+  EngineParams engine;
+  FacilitySpec facility;
+};
+
+// Summary statistics of one latency distribution, in seconds.
+struct Stats {
+  double mean = 0, median = 0, p90 = 0, p99 = 0, min = 0, max = 0;
+  static Stats of(std::vector<double> v);
+};
+
+struct PointResult {
+  PointSpec spec;
+  int xpus = 0;                 // XPUs serving (replicas x layout)
+  double kv_capacity_tokens = 0;  // per replica
+  std::int64_t requests = 0;    // measured (warm-up excluded)
+  std::int64_t completed = 0;   // all, warm-up included
+  double duration_s = 0;        // measured window: first measured arrival to last measured finish
+  double input_tokens = 0, output_tokens = 0;  // measured
+  double total_tps_per_xpu = 0, output_tps_per_xpu = 0, input_tps_per_xpu = 0;
+  Stats ttft, tpot, e2e;        // seconds
+  double interactivity = 0;     // tok/s/user = 1 / median TPOT
+  double e2e_norm_interactivity = 0;  // 1 / P90(E2E / OSL)
+  double mean_concurrency = 0;  // time-average of requests in flight over the window
+  // Power and energy per XPU over the window.
+  double compute_activity = 0, memory_activity = 0;  // busy-time-weighted, including idle time
+  double xpu_power_w = 0;
+  double energy_per_token_j = 0;
+  double tps_per_rated_kw = 0, tps_per_measured_kw = 0, tps_per_it_kw = 0, tps_per_allin_mw = 0;
+  bool all_in_computed = false;
+  // Work done by the simulator.
+  std::int64_t iterations = 0, plans = 0, preemptions = 0;
+  double max_kv_used = 0;
+  std::string error;  // non-empty when the point could not run (layout does not fit, ...)
+};
+
+struct SimOptions {
+  bool fuse = true;  // advance pure-decode stretches in one step
+};
+
+std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& catalog,
+                                                              const std::vector<PointSpec>& points,
+                                                              const SimOptions& options = {});
+
+// A 64-bit seed for the named random stream `name` of a master seed (SplitMix64 over an FNV-1a hash).
+std::uint64_t stream_seed(std::uint64_t master, const std::string& name);
+
+// The InferenceX request list of a point: prompts_per_client x C requests with ISL and OSL drawn
+// uniformly from [range_ratio x L, L]; the first warmup_per_client x C are warm-up.
+std::vector<Request> inferencex_requests(const InferenceXWorkload& w, int concurrency, std::uint64_t seed);
+
+}  // namespace racktwin::sim

@@ -1,0 +1,307 @@
+// The SimGrid side of the serving simulation: one zone per point with a host per replica and one for
+// the load generator, one actor per replica and one for the load generator and router. Control
+// messages (a request to a replica, a completion back) are condition-variable wake-ups at no cost:
+// they stand for HTTP calls, not for data flows. Times are kept by the replica engines as exact
+// sums of iteration times; SimGrid orders the events and wakes actors at those times.
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include "core/perf/memory.hpp"
+#include "power/power_model.hpp"
+#include "sim/serving.hpp"
+
+namespace racktwin::sim {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+struct Point {
+  PointSpec spec;
+  std::vector<Request> requests;
+  std::unique_ptr<perf::StepModel> model;
+  double kv_capacity = 0;
+  std::vector<std::unique_ptr<ReplicaEngine>> engines;
+  std::vector<std::deque<Request*>> inbox;
+  std::vector<sg4::ConditionVariablePtr> wake;
+  std::vector<int> in_flight;
+  std::deque<Request*> done;
+  sg4::ConditionVariablePtr done_cv;
+  sg4::MutexPtr mutex;
+  bool stop = false;
+  double end = 0;  // last finish (logical time)
+  std::string error;
+};
+
+void frontend(Point* p) {
+  std::unique_lock lock(*p->mutex);
+  const int n = static_cast<int>(p->requests.size());
+  int next = 0, completed = 0;
+  auto issue = [&](int client, double at) {
+    Request* r = &p->requests[static_cast<std::size_t>(next++)];
+    r->client = client;
+    r->arrival = at;
+    // Least outstanding requests; ties to the lowest index.
+    const auto it = std::min_element(p->in_flight.begin(), p->in_flight.end());
+    const int k = static_cast<int>(it - p->in_flight.begin());
+    r->replica = k;
+    p->in_flight[static_cast<std::size_t>(k)] += 1;
+    p->inbox[static_cast<std::size_t>(k)].push_back(r);
+    p->wake[static_cast<std::size_t>(k)]->notify_one();
+  };
+  const int clients = std::min(p->spec.concurrency, n);
+  for (int c = 0; c < clients; ++c) issue(c, 0.0);
+  while (completed < n && p->error.empty()) {
+    while (p->done.empty() && p->error.empty()) p->done_cv->wait(lock);
+    while (!p->done.empty()) {
+      Request* r = p->done.front();
+      p->done.pop_front();
+      ++completed;
+      p->in_flight[static_cast<std::size_t>(r->replica)] -= 1;
+      p->end = std::max(p->end, r->finish);
+      if (next < n) issue(r->client, r->finish);  // closed loop: the client sends its next prompt at once
+    }
+  }
+  p->stop = true;
+  for (auto& w : p->wake) w->notify_all();
+}
+
+void replica(Point* p, int k) {
+  std::unique_lock lock(*p->mutex);
+  ReplicaEngine& e = *p->engines[static_cast<std::size_t>(k)];
+  auto& inbox = p->inbox[static_cast<std::size_t>(k)];
+  auto& wake = p->wake[static_cast<std::size_t>(k)];
+  double now = 0.0;  // logical time: the last boundary or the arrival that woke an idle replica
+  std::vector<Request*> finished;
+  auto drain = [&] {
+    while (!inbox.empty()) {
+      e.admit(inbox.front());
+      inbox.pop_front();
+    }
+  };
+  try {
+    while (true) {
+      if (!e.busy() && inbox.empty()) {
+        if (p->stop || !p->error.empty()) break;
+        wake->wait(lock);
+        if (!inbox.empty()) now = std::max(now, inbox.front()->arrival);
+        continue;
+      }
+      drain();
+      const std::vector<double> b = e.plan(now);
+      std::size_t j = b.size();
+      if (b.size() == 1) {
+        lock.unlock();
+        sg4::this_actor::sleep_until(b[0]);
+        lock.lock();
+      } else {
+        // A fused stretch: stop at the first boundary after an arrival, if one comes.
+        while (true) {
+          if (wake->wait_until(lock, b.back()) == std::cv_status::timeout) break;
+          if (inbox.empty()) continue;
+          const double ta = inbox.front()->arrival;
+          j = static_cast<std::size_t>(std::lower_bound(b.begin(), b.end(), ta) - b.begin()) + 1;
+          j = std::min(j, b.size());
+          lock.unlock();
+          sg4::this_actor::sleep_until(b[j - 1]);
+          lock.lock();
+          break;
+        }
+      }
+      now = b[j - 1];
+      finished.clear();
+      e.apply(j, finished);
+      for (Request* r : finished) p->done.push_back(r);
+      if (!finished.empty()) {
+        p->done_cv->notify_one();
+        // Let the load generator answer at this instant, so that a follow-up request joins the
+        // next iteration rather than the one after.
+        lock.unlock();
+        sg4::this_actor::yield();
+        lock.lock();
+      }
+    }
+  } catch (const std::exception& ex) {
+    p->error = ex.what();
+    p->done_cv->notify_all();
+  }
+}
+
+bool& engine_used() {
+  static bool used = false;
+  return used;
+}
+
+}  // namespace
+
+Stats Stats::of(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  auto q = [&](double f) {
+    // Linear interpolation between closest ranks (numpy's default).
+    const double pos = f * static_cast<double>(v.size() - 1);
+    const std::size_t lo = static_cast<std::size_t>(std::floor(pos));
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  };
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  s.median = q(0.5);
+  s.p90 = q(0.9);
+  s.p99 = q(0.99);
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& catalog,
+                                                              const std::vector<PointSpec>& specs,
+                                                              const SimOptions& options) {
+  if (engine_used())
+    return std::unexpected("a process runs one simulation: SimGrid keeps one engine per process");
+  engine_used() = true;
+
+  std::vector<std::unique_ptr<Point>> points;
+  std::vector<PointResult> results(specs.size());
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const PointSpec& s = specs[i];
+    results[i].spec = s;
+    results[i].xpus = s.layout.xpus() * s.replicas;
+    const double min_tokens = static_cast<double>(s.workload.isl + s.workload.osl);
+    const perf::MemoryPlan plan =
+        perf::plan_memory(*s.model, *s.system, catalog, s.layout, s.precision, s.memory, min_tokens);
+    if (!plan.fits) {
+      results[i].error = plan.reason;
+      points.push_back(nullptr);
+      continue;
+    }
+    auto sm = perf::StepModel::create(*s.model, *s.system, catalog, s.layout, s.precision, s.efficiency, {}, s.memory);
+    if (!sm) {
+      results[i].error = sm.error();
+      points.push_back(nullptr);
+      continue;
+    }
+    auto p = std::make_unique<Point>();
+    p->spec = s;
+    p->model = std::make_unique<perf::StepModel>(*sm);
+    p->kv_capacity = plan.kv_tokens;
+    p->requests = inferencex_requests(s.workload, s.concurrency, stream_seed(s.seed, "workload"));
+    EngineParams ep = s.engine;
+    ep.fuse = options.fuse;
+    for (int k = 0; k < s.replicas; ++k) p->engines.push_back(std::make_unique<ReplicaEngine>(*p->model, plan.kv_tokens, ep));
+    results[i].kv_capacity_tokens = plan.kv_tokens;
+    points.push_back(std::move(p));
+  }
+
+  int argc = 2;
+  char arg0[] = "racktwin";
+  char arg1[] = "--log=root.thresh:critical";
+  char* argv[] = {arg0, arg1, nullptr};
+  sg4::Engine engine(&argc, argv);
+  auto* root = sg4::create_full_zone("racktwin");
+  std::vector<std::vector<sg4::Host*>> hosts(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!points[i]) continue;
+    const std::string prefix = "point" + std::to_string(i);
+    hosts[i].push_back(root->create_host(prefix + "/frontend", 1e9));
+    for (int k = 0; k < points[i]->spec.replicas; ++k)
+      hosts[i].push_back(root->create_host(prefix + "/replica" + std::to_string(k), 1e9));
+  }
+  root->seal();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    Point* p = points[i].get();
+    if (p == nullptr) continue;
+    p->mutex = sg4::Mutex::create();
+    p->done_cv = sg4::ConditionVariable::create();
+    p->inbox.resize(static_cast<std::size_t>(p->spec.replicas));
+    p->in_flight.assign(static_cast<std::size_t>(p->spec.replicas), 0);
+    for (int k = 0; k < p->spec.replicas; ++k) {
+      p->wake.push_back(sg4::ConditionVariable::create());
+      sg4::Actor::create("replica", hosts[i][static_cast<std::size_t>(k) + 1], [p, k] { replica(p, k); });
+    }
+    sg4::Actor::create("frontend", hosts[i][0], [p] { frontend(p); });
+  }
+  engine.run();
+
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    Point* p = points[i].get();
+    if (p == nullptr) continue;
+    PointResult& r = results[i];
+    if (!p->error.empty()) {
+      r.error = p->error;
+      continue;
+    }
+    std::vector<double> ttft, tpot, e2e, norm;
+    double first = -1, last = 0, in_tok = 0, out_tok = 0, e2e_sum = 0;
+    for (const Request& q : p->requests) {
+      if (q.finish >= 0) r.completed += 1;
+      if (q.warmup || q.finish < 0) continue;
+      r.requests += 1;
+      first = first < 0 ? q.arrival : std::min(first, q.arrival);
+      last = std::max(last, q.finish);
+      in_tok += q.isl;
+      out_tok += q.osl;
+      ttft.push_back(q.first_token - q.arrival);
+      e2e.push_back(q.finish - q.arrival);
+      e2e_sum += q.finish - q.arrival;
+      norm.push_back((q.finish - q.arrival) / q.osl);
+      if (q.osl > 1) tpot.push_back((q.finish - q.first_token) / (q.osl - 1));
+    }
+    r.duration_s = last - std::max(0.0, first);
+    r.input_tokens = in_tok;
+    r.output_tokens = out_tok;
+    r.ttft = Stats::of(ttft);
+    r.tpot = Stats::of(tpot);
+    r.e2e = Stats::of(e2e);
+    const Stats n = Stats::of(norm);
+    r.e2e_norm_interactivity = n.p90 > 0 ? 1.0 / n.p90 : 0.0;
+    r.interactivity = r.tpot.median > 0 ? 1.0 / r.tpot.median : 0.0;
+    if (r.duration_s > 0) {
+      r.total_tps_per_xpu = (in_tok + out_tok) / r.duration_s / r.xpus;
+      r.output_tps_per_xpu = out_tok / r.duration_s / r.xpus;
+      r.input_tps_per_xpu = in_tok / r.duration_s / r.xpus;
+      r.mean_concurrency = e2e_sum / r.duration_s;
+    }
+    // Activity over the whole run (warm-up included), averaged over the replicas; XPU power is
+    // linear in activity, so the power at the mean activity is the mean power.
+    double busy = 0, comp = 0, mem = 0;
+    for (const auto& e : p->engines) {
+      const EngineStats& s = e->stats();
+      busy += s.busy_s;
+      comp += s.compute_s;
+      mem += s.memory_s;
+      r.iterations += s.iterations;
+      r.plans += s.plans;
+      r.preemptions += s.preemptions;
+      r.max_kv_used = std::max(r.max_kv_used, s.max_kv_used);
+    }
+    const double span = p->end * static_cast<double>(p->spec.replicas);
+    r.compute_activity = span > 0 ? std::min(1.0, comp / span) : 0.0;
+    r.memory_activity = span > 0 ? std::min(1.0, mem / span) : 0.0;
+    (void)busy;
+    auto pm = power::PowerModel::of(*p->spec.system, power::Facility::from(p->spec.facility));
+    if (pm) {
+      const power::Activity act{r.compute_activity, r.memory_activity};
+      r.xpu_power_w = pm->xpu().at(act).value();
+      const auto norms = power::normalise(*pm, TokensPerSecond(r.total_tps_per_xpu), act);
+      r.tps_per_rated_kw = power::per_kw(norms.per_rated_tdp);
+      r.tps_per_measured_kw = power::per_kw(norms.per_measured);
+      r.tps_per_it_kw = power::per_kw(norms.per_it);
+      r.tps_per_allin_mw = power::per_mw(norms.per_all_in);
+      r.all_in_computed = norms.all_in_computed;
+      r.energy_per_token_j = r.total_tps_per_xpu > 0 ? r.xpu_power_w / r.total_tps_per_xpu : 0.0;
+    } else {
+      r.error = pm.error();
+    }
+  }
+  return results;
+}
+
+}  // namespace racktwin::sim

@@ -1,0 +1,43 @@
+#include <cmath>
+#include <random>
+
+#include "sim/serving.hpp"
+
+namespace racktwin::sim {
+
+std::uint64_t stream_seed(std::uint64_t master, const std::string& name) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (unsigned char c : name) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  std::uint64_t z = master ^ h;  // SplitMix64 finaliser
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::vector<Request> inferencex_requests(const InferenceXWorkload& w, int concurrency, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  // Integers uniform in [lo, hi], drawn from the raw 64-bit stream so that the sequence does not
+  // depend on the standard library's distribution code.
+  auto uniform = [&](int length) {
+    const int lo = std::max(1, static_cast<int>(std::ceil(w.range_ratio * length)));
+    const std::uint64_t span = static_cast<std::uint64_t>(length - lo + 1);
+    return lo + static_cast<int>(rng() % span);
+  };
+  const int n = w.prompts_per_client * concurrency;
+  const int warmup = w.warmup_per_client * concurrency;
+  std::vector<Request> out(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    Request& r = out[static_cast<std::size_t>(i)];
+    r.id = i;
+    r.isl = uniform(w.isl);
+    r.osl = uniform(w.osl);
+    r.warmup = i < warmup;
+  }
+  return out;
+}
+
+}  // namespace racktwin::sim
