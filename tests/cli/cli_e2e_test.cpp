@@ -164,11 +164,5 @@ TEST(Cli_Layouts, JalapenoAndGb300_ListFittingLayoutsWithKvCapacityAndRejections
   EXPECT_NE(all.out.find("exceeds the scale-up domain of 72"), std::string::npos) << all.out;
 }
 
-TEST(Cli_Run, NotBuiltYet_SaysSoPlainlyAndExitsOne) {
-  auto r = run("run " + std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/inferencex-8k1k.yaml");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("not built"), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
 
 }  // namespace

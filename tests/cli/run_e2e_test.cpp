@@ -1,0 +1,68 @@
+// racktwin run end to end: the comparison table, determinism, fusion and the golden scenario.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "run_support.hpp"
+
+namespace {
+
+using racktwin::test::run;
+using json = nlohmann::json;
+
+std::string src(const std::string& rel) { return std::string(RACKTWIN_SOURCE_DIR) + "/" + rel; }
+
+// The run's JSON without the fields that name the build (they change with every commit).
+json points_of(const std::string& out) {
+  json j = json::parse(out);
+  j.erase("racktwin");
+  j.erase("commit");
+  j.erase("file");
+  return j;
+}
+
+TEST(Run_Golden, SmallScenario_MatchesTheCheckedInOutput) {
+  auto r = run("run " + src("tests/sim/golden/small.yaml") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(src("tests/sim/golden/small.expected.json"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  ASSERT_FALSE(ss.str().empty()) << "missing tests/sim/golden/small.expected.json";
+  EXPECT_EQ(points_of(r.out), points_of(ss.str()))
+      << "the simulation's output changed; if on purpose, regenerate the golden file (see small.yaml)";
+}
+
+TEST(Run_Determinism, SameSeedSameBytes_OtherSeedOtherSamples) {
+  const std::string args = "run " + src("tests/sim/golden/small.yaml") + " --json";
+  auto a = run(args), b = run(args), c = run(args + " --seed 99");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(points_of(a.out)["points"], points_of(c.out)["points"]);
+}
+
+TEST(Run_Fusion, FusedAndUnfused_GiveTheSameMetrics) {
+  const std::string args = "run " + src("tests/sim/golden/small.yaml") + " --json";
+  auto fused = run(args), plain = run(args + " --no-fuse");
+  ASSERT_EQ(fused.exit_code, 0) << fused.err;
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(fused.out, plain.out);
+}
+
+TEST(Run_Table, DefaultScenario_PrintsTheComparisonTable) {
+  auto r = run("run " + src("tests/sim/golden/small.yaml"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* needle : {"peak tok/s/XPU", "peak tok/s per rated kW", "x jalapeno-a0", "per all-in MW",
+                             "min TBT ms", "min E2E s", "gb200-nvl72", "(computed)", "uncalibrated"})
+    EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
+}
+
+TEST(Run_Errors, BadScenario_ExitsTwo) {
+  auto r = run("run " + src("tests/scenarios/data/unknown-system.yaml"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean 'gb300-nvl72'"), std::string::npos) << r.err;
+}
+
+}  // namespace
