@@ -1,0 +1,110 @@
+// Speed of the serving simulation. SimGrid keeps one engine per process, so each case runs in a
+// forked child that reports its figures through a pipe. Prints, for the closing notes:
+//   - wall time of a full InferenceX 8k/1k sweep (C = 1 to 1024, doubling) for one system, model and
+//     layout (target: under 2 s);
+//   - engine plans (SimGrid wake-ups) and iterations per request when OSL doubles from 1k to 2k
+//     (target: plans per request do not double).
+// Usage: build/bench/racktwin_sim_bench
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "scenarios/catalog_loader.hpp"
+#include "sim/serving.hpp"
+
+namespace {
+
+using namespace racktwin;
+
+struct Figures {
+  double wall_s = 0;
+  double requests = 0, plans = 0, iterations = 0;
+  double peak_rss_mb = 0;
+};
+
+Figures sweep(const char* system, const char* model, const char* layout, int isl, int osl, int max_c) {
+  auto cat = load_catalog_dir(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/catalog");
+  if (!cat) std::abort();
+  const System& s = *cat->find_system(system);
+  const Model& m = *cat->find_model(model);
+  std::vector<sim::PointSpec> specs;
+  for (int c = 1; c <= max_c; c *= 2) {
+    sim::PointSpec p;
+    p.system = &s;
+    p.model = &m;
+    p.layout = *parse_layout(layout);
+    p.precision = perf::best_precision(m, s, *cat);
+    p.workload.isl = isl;
+    p.workload.osl = osl;
+    p.concurrency = c;
+    p.seed = sim::stream_seed(1, std::to_string(c));
+    p.efficiency = cat->efficiency_prior_for(system)->values;
+    specs.push_back(p);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = sim::simulate(*cat, specs);
+  const auto t1 = std::chrono::steady_clock::now();
+  if (!r) std::abort();
+  Figures f;
+  f.wall_s = std::chrono::duration<double>(t1 - t0).count();
+  for (const auto& x : *r) {
+    f.requests += static_cast<double>(x.completed);
+    f.plans += static_cast<double>(x.plans);
+    f.iterations += static_cast<double>(x.iterations);
+  }
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  f.peak_rss_mb = static_cast<double>(u.ru_maxrss) / 1024.0;
+  return f;
+}
+
+// Runs `fn` in a child process and returns what it measured.
+template <class F>
+Figures in_child(F fn) {
+  int fd[2];
+  std::fflush(stdout);
+  if (pipe(fd) != 0) std::abort();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    const Figures f = fn();
+    if (write(fd[1], &f, sizeof f) != static_cast<ssize_t>(sizeof f)) _exit(1);
+    _exit(0);
+  }
+  close(fd[1]);
+  Figures f;
+  if (read(fd[0], &f, sizeof f) != static_cast<ssize_t>(sizeof f)) std::fprintf(stderr, "child failed\n");
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return f;
+}
+
+}  // namespace
+
+int main() {
+  std::printf("InferenceX sweep C = 1..1024 (11 points, 20,470 requests), one system x model x layout\n");
+  for (const auto& [system, model, layout] :
+       {std::tuple{"gb200-nvl72", "gpt-oss-120b", "tp4-ep4"}, std::tuple{"jalapeno-a0", "deepseek-r1", "tp8-ep8-dpa"},
+        std::tuple{"gb300-nvl72", "kimi-k2.5", "tp4-dpa"}}) {
+    const Figures f = in_child([&] { return sweep(system, model, layout, 8192, 1024, 1024); });
+    std::printf("  %-12s %-13s %-12s 8k/1k: %6.2f s wall, %7.1f MB peak RSS, %.1f plans and %.0f iterations per request\n",
+                system, model, layout, f.wall_s, f.peak_rss_mb, f.plans / f.requests, f.iterations / f.requests);
+  }
+  std::printf("\nEvents per request when OSL doubles (gb200-nvl72, gpt-oss-120b, tp4-ep4, C = 1..1024)\n");
+  const Figures a = in_child([] { return sweep("gb200-nvl72", "gpt-oss-120b", "tp4-ep4", 8192, 1024, 1024); });
+  const Figures b = in_child([] { return sweep("gb200-nvl72", "gpt-oss-120b", "tp4-ep4", 8192, 2048, 1024); });
+  std::printf("  OSL 1k: %.2f plans/request, %.0f iterations/request, %.2f s\n", a.plans / a.requests,
+              a.iterations / a.requests, a.wall_s);
+  std::printf("  OSL 2k: %.2f plans/request, %.0f iterations/request, %.2f s\n", b.plans / b.requests,
+              b.iterations / b.requests, b.wall_s);
+  std::printf("  plans per request grow x%.2f while iterations per request grow x%.2f\n",
+              (b.plans / b.requests) / (a.plans / a.requests), (b.iterations / b.requests) / (a.iterations / a.requests));
+  return 0;
+}
