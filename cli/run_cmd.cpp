@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <tuple>
 
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
@@ -71,8 +72,15 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
       for (const auto& w : sc->workloads) {
         const std::string precision = w.inferencex.precision.value_or(perf::best_precision(m, s, cat));
         const double min_tokens = w.inferencex.isl + w.inferencex.osl;
+        // Closed loop: one point per concurrency; open loop: one per rate.
+        std::vector<std::pair<int, double>> loads;
+        if (w.kind == WorkloadKind::poisson) {
+          for (double r : w.inferencex.rates) loads.emplace_back(0, r);
+        } else {
+          for (int c : sc->concurrency) loads.emplace_back(c, 0.0);
+        }
         for (const Layout& l : sweep_layouts(cat, *sc, s, m, precision, min_tokens)) {
-          for (int c : sc->concurrency) {
+          for (const auto& [c, rate] : loads) {
             sim::PointSpec p;
             p.system = &s;
             p.model = &m;
@@ -80,8 +88,13 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
             p.precision = precision;
             p.workload = w.inferencex;
             p.workload_id = w.id;
+            p.kind = w.kind;
             p.concurrency = c;
-            p.seed = sim::stream_seed(seed, sid + "/" + mid + "/" + w.id + "/" + l.label() + "/" + std::to_string(c));
+            p.rate = rate;
+            p.replicas = sc->replicas;
+            p.router = sc->router;
+            const std::string load = w.kind == WorkloadKind::poisson ? fmt::format("rate{:g}", rate) : std::to_string(c);
+            p.seed = sim::stream_seed(seed, sid + "/" + mid + "/" + w.id + "/" + l.label() + "/" + load);
             p.efficiency = prior->values;
             p.facility = sc->facility;
             specs.push_back(p);
@@ -135,7 +148,10 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                      {"workload", r.spec.workload_id},
                      {"layout", r.spec.layout.label()},
                      {"precision", r.spec.precision},
+                     {"arrivals", r.spec.kind == WorkloadKind::poisson ? "poisson" : "closed_loop"},
                      {"concurrency", r.spec.concurrency},
+                     {"rate_req_s", r.spec.rate},
+                     {"replicas", r.spec.replicas},
                      {"xpus", r.xpus},
                      {"error", r.error},
                      {"requests", r.requests},
@@ -161,8 +177,28 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                      {"preemptions", r.preemptions},
                      {"iterations", r.iterations}});
     }
+    // The Pareto envelope of total tokens/s per XPU against interactivity, per system, model and
+    // workload, over layouts and loads.
+    std::map<std::tuple<std::string, std::string, std::string>, std::vector<sim::CurvePoint>> curves;
+    for (std::size_t i = 0; i < results->size(); ++i) {
+      const auto& r = (*results)[i];
+      if (r.error.empty())
+        curves[{r.spec.system->id, r.spec.model->id, r.spec.workload_id}].push_back({r.interactivity, r.total_tps_per_xpu, i});
+    }
+    json envs = json::array();
+    for (const auto& [key, pts_] : curves) {
+      json e = json::array();
+      for (const auto& c : sim::pareto_envelope(pts_))
+        e.push_back({{"interactivity_tok_s_user", c.interactivity},
+                     {"total_tps_per_xpu", c.value},
+                     {"layout", (*results)[c.index].spec.layout.label()},
+                     {"concurrency", (*results)[c.index].spec.concurrency},
+                     {"rate_req_s", (*results)[c.index].spec.rate}});
+      envs.push_back({{"system", std::get<0>(key)}, {"model", std::get<1>(key)}, {"workload", std::get<2>(key)},
+                      {"envelope", e}});
+    }
     json j{{"racktwin", kVersion}, {"commit", kGitCommit}, {"scenario", sc->name}, {"file", a.path},
-           {"seed", seed}, {"points", pts}};
+           {"seed", seed}, {"points", pts}, {"pareto", envs}};
     fmt::print("{}\n", j.dump(2));
     return kExitOk;
   }

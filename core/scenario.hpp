@@ -26,9 +26,17 @@ struct InferenceXWorkload {
   std::optional<std::string> precision;  // weight variant; unset = the system's best
   int prompts_per_client = 10;
   int warmup_per_client = 2;
+  // Open-loop Poisson arrivals (kind: poisson): request rates swept (req/s), requests per point and
+  // how many of the first are warm-up.
+  std::vector<double> rates;
+  int requests = 1000;
+  int warmup_requests = 100;
 };
 
-enum class WorkloadKind { inferencex };
+// inferencex: closed loop of C clients; poisson: open loop at a request rate.
+enum class WorkloadKind { inferencex, poisson };
+
+enum class RouterPolicy { least_outstanding, round_robin };
 
 struct Workload {
   std::string id;
@@ -89,6 +97,8 @@ struct Scenario {
   std::vector<Workload> workloads;
   LayoutSelection layouts;
   std::vector<int> concurrency;
+  int replicas = 1;  // model replicas per point, behind one router
+  RouterPolicy router = RouterPolicy::least_outstanding;
   FacilitySpec facility;
   OutputSpec output;
 };

@@ -69,15 +69,16 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
   Workload w;
   bool ok = true;
   if (auto id = m.string("id", false)) w.id = *id;
-  auto kind = m.choice("kind", false, {"inferencex", "agentic", "poisson", "trace"});
+  auto kind = m.choice("kind", false, {"inferencex", "poisson", "agentic", "trace"});
   const std::string k = kind.value_or("inferencex");
-  if (k != "inferencex") {
+  if (k == "poisson") w.kind = WorkloadKind::poisson;
+  if (k != "inferencex" && k != "poisson") {
     ctx.error(m.get("kind"), m.child("kind"),
               "workload kind '" + k + "' is not supported by this version of racktwin",
-              "use kind: inferencex (fixed-length closed loop); agentic, poisson and trace "
-              "workloads come with the serving simulator");
+              "use kind: inferencex (fixed-length closed loop) or poisson (open loop at a rate); "
+              "agentic and trace-replay workloads are not built yet");
     m.allow({"isl", "osl", "range_ratio", "mtp", "mtp_acceptance", "precision", "prompts_per_client",
-             "warmup_per_client"});
+             "warmup_per_client", "rate", "requests", "warmup_requests"});
     m.finish();
     return std::nullopt;
   }
@@ -97,9 +98,39 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
               "mtp_acceptance is set but mtp is false", "set mtp: true or remove mtp_acceptance");
     ok = false;
   }
+  if (w.kind == WorkloadKind::poisson) {
+    // Open loop: one or more rates, a request count and a warm-up.
+    if (m.has("rate")) {
+      YAML::Node r = m.get("rate");
+      const std::string rp = m.child("rate");
+      if (r.IsScalar()) {
+        if (auto v = yaml::read_number(ctx, r, rp, 1e-9, 1e9)) x.rates.push_back(*v); else ok = false;
+      } else if (r.IsSequence() && r.size() > 0) {
+        for (std::size_t i = 0; i < r.size(); ++i) {
+          if (auto v = yaml::read_number(ctx, r[i], yaml::index_path(rp, i), 1e-9, 1e9)) x.rates.push_back(*v);
+          else ok = false;
+        }
+      } else {
+        ctx.error(r, rp, "expected a request rate in requests per second, or a list of them");
+        ok = false;
+      }
+    } else {
+      m.missing("rate", "a request rate in requests per second (or a list of them)");
+      ok = false;
+    }
+    if (auto v = m.integer("requests", false, 1, 10000000)) x.requests = static_cast<int>(*v);
+    if (auto v = m.integer("warmup_requests", false, 0, 10000000)) x.warmup_requests = static_cast<int>(*v);
+    if (x.warmup_requests >= x.requests) {
+      ctx.error(m.has("warmup_requests") ? m.get("warmup_requests") : n, m.child("warmup_requests"),
+                "warm-up must be fewer than the requests", "the default warm-up is 100 of 1000 requests");
+      ok = false;
+    }
+  } else {
+    m.allow({"rate", "requests", "warmup_requests"});
+  }
   if (auto v = m.integer("prompts_per_client", false, 1, 1000)) x.prompts_per_client = static_cast<int>(*v);
   if (auto v = m.integer("warmup_per_client", false, 0, 1000)) x.warmup_per_client = static_cast<int>(*v);
-  if (x.warmup_per_client >= x.prompts_per_client) {
+  if (w.kind == WorkloadKind::inferencex && x.warmup_per_client >= x.prompts_per_client) {
     ctx.error(m.has("warmup_per_client") ? m.get("warmup_per_client") : n, m.child("warmup_per_client"),
               "warm-up (" + std::to_string(x.warmup_per_client) + " x C) must be fewer than the prompts (" +
                   std::to_string(x.prompts_per_client) + " x C)",
@@ -291,7 +322,18 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
     top.missing("workloads", "a list of workloads (kind: inferencex with isl and osl)");
   }
   read_layouts(ctx, top, sc.layouts);
-  read_concurrency(ctx, top, sc.concurrency);
+  const bool closed_loop = std::any_of(sc.workloads.begin(), sc.workloads.end(),
+                                       [](const Workload& w) { return w.kind == WorkloadKind::inferencex; });
+  if (closed_loop || top.has("concurrency")) read_concurrency(ctx, top, sc.concurrency);
+  if (auto v = top.integer("replicas", false, 1, 1 << 20)) sc.replicas = static_cast<int>(*v);
+  if (top.has("router")) {
+    auto r = top.choice("router", false, {"least_outstanding", "round_robin", "session_affinity"});
+    if (r && *r == "session_affinity")
+      ctx.error(top.get("router"), top.child("router"), "router 'session_affinity' is not built yet",
+                "it comes with multi-turn sessions; use least_outstanding or round_robin");
+    else if (r)
+      sc.router = *r == "round_robin" ? RouterPolicy::round_robin : RouterPolicy::least_outstanding;
+  }
   if (top.has("facility")) {
     MapReader f(ctx, top.get("facility"), top.child("facility"));
     if (auto v = f.number("pue", false, 1.0, 3.0)) {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,10 @@ struct PointSpec {
   std::string precision;
   InferenceXWorkload workload;
   std::string workload_id;
-  int concurrency = 1;
+  WorkloadKind kind = WorkloadKind::inferencex;
+  int concurrency = 1;  // closed loop: clients
+  double rate = 0;      // open loop: requests per second
+  RouterPolicy router = RouterPolicy::least_outstanding;
   int replicas = 1;
   std::uint64_t seed = 1;
   perf::Efficiency efficiency;
@@ -78,6 +82,27 @@ struct SimOptions {
 std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& catalog,
                                                               const std::vector<PointSpec>& points,
                                                               const SimOptions& options = {});
+
+// One point of a throughput-against-interactivity curve.
+struct CurvePoint {
+  double interactivity = 0;  // tok/s/user (x)
+  double value = 0;          // e.g. total tok/s per XPU (y)
+  std::size_t index = 0;     // where it came from (a PointResult index)
+};
+
+// The Pareto envelope over layouts and concurrencies, as InferenceX draws it: the points that no
+// other point beats on both interactivity and value, by increasing interactivity (so by decreasing
+// value).
+std::vector<CurvePoint> pareto_envelope(std::vector<CurvePoint> points);
+
+// The envelope's value at an interactivity, interpolated linearly between its points; nullopt
+// outside the envelope's interactivity range.
+std::optional<double> value_at(const std::vector<CurvePoint>& envelope, double interactivity);
+
+// Open-loop Poisson requests: `requests` requests whose arrival times are a Poisson process at
+// `rate` per second (from the seed's "arrivals" stream), lengths as inferencex_requests; the first
+// `warmup_requests` are warm-up.
+std::vector<Request> poisson_requests(const InferenceXWorkload& w, double rate, std::uint64_t seed);
 
 // A 64-bit seed for the named random stream `name` of a master seed (SplitMix64 over an FNV-1a hash).
 std::uint64_t stream_seed(std::uint64_t master, const std::string& name);

@@ -41,31 +41,51 @@ struct Point {
 void frontend(Point* p) {
   std::unique_lock lock(*p->mutex);
   const int n = static_cast<int>(p->requests.size());
-  int next = 0, completed = 0;
+  int next = 0, completed = 0, turn = 0;
   auto issue = [&](int client, double at) {
     Request* r = &p->requests[static_cast<std::size_t>(next++)];
     r->client = client;
     r->arrival = at;
-    // Least outstanding requests; ties to the lowest index.
-    const auto it = std::min_element(p->in_flight.begin(), p->in_flight.end());
-    const int k = static_cast<int>(it - p->in_flight.begin());
+    int k = 0;
+    if (p->spec.router == RouterPolicy::round_robin) {
+      k = turn;
+      turn = (turn + 1) % p->spec.replicas;
+    } else {  // least outstanding requests; ties to the lowest index
+      k = static_cast<int>(std::min_element(p->in_flight.begin(), p->in_flight.end()) - p->in_flight.begin());
+    }
     r->replica = k;
     p->in_flight[static_cast<std::size_t>(k)] += 1;
     p->inbox[static_cast<std::size_t>(k)].push_back(r);
     p->wake[static_cast<std::size_t>(k)]->notify_one();
   };
-  const int clients = std::min(p->spec.concurrency, n);
-  for (int c = 0; c < clients; ++c) issue(c, 0.0);
-  while (completed < n && p->error.empty()) {
-    while (p->done.empty() && p->error.empty()) p->done_cv->wait(lock);
+  auto collect = [&] {
     while (!p->done.empty()) {
       Request* r = p->done.front();
       p->done.pop_front();
       ++completed;
       p->in_flight[static_cast<std::size_t>(r->replica)] -= 1;
       p->end = std::max(p->end, r->finish);
-      if (next < n) issue(r->client, r->finish);  // closed loop: the client sends its next prompt at once
+      if (p->spec.kind == WorkloadKind::inferencex && next < n)
+        issue(r->client, r->finish);  // closed loop: the client sends its next prompt at once
     }
+  };
+  if (p->spec.kind == WorkloadKind::poisson) {
+    // Open loop: each request arrives at its pre-drawn time, whatever is in flight.
+    while (next < n && p->error.empty()) {
+      const double at = p->requests[static_cast<std::size_t>(next)].arrival;
+      lock.unlock();
+      sg4::this_actor::sleep_until(at);
+      lock.lock();
+      collect();
+      issue(next, at);
+    }
+  } else {
+    const int clients = std::min(p->spec.concurrency, n);
+    for (int c = 0; c < clients; ++c) issue(c, 0.0);
+  }
+  while (completed < n && p->error.empty()) {
+    while (p->done.empty() && p->error.empty()) p->done_cv->wait(lock);
+    collect();
   }
   p->stop = true;
   for (auto& w : p->wake) w->notify_all();
@@ -192,7 +212,8 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     p->spec = s;
     p->model = std::make_unique<perf::StepModel>(*sm);
     p->kv_capacity = plan.kv_tokens;
-    p->requests = inferencex_requests(s.workload, s.concurrency, stream_seed(s.seed, "workload"));
+    p->requests = s.kind == WorkloadKind::poisson ? poisson_requests(s.workload, s.rate, stream_seed(s.seed, "workload"))
+                                                  : inferencex_requests(s.workload, s.concurrency, stream_seed(s.seed, "workload"));
     EngineParams ep = s.engine;
     ep.fuse = options.fuse;
     for (int k = 0; k < s.replicas; ++k) p->engines.push_back(std::make_unique<ReplicaEngine>(*p->model, plan.kv_tokens, ep));

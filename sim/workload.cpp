@@ -18,7 +18,8 @@ std::uint64_t stream_seed(std::uint64_t master, const std::string& name) {
   return z ^ (z >> 31);
 }
 
-std::vector<Request> inferencex_requests(const InferenceXWorkload& w, int concurrency, std::uint64_t seed) {
+namespace {
+std::vector<Request> fixed_length(const InferenceXWorkload& w, int n, int warmup, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   // Integers uniform in [lo, hi], drawn from the raw 64-bit stream so that the sequence does not
   // depend on the standard library's distribution code.
@@ -27,8 +28,6 @@ std::vector<Request> inferencex_requests(const InferenceXWorkload& w, int concur
     const std::uint64_t span = static_cast<std::uint64_t>(length - lo + 1);
     return lo + static_cast<int>(rng() % span);
   };
-  const int n = w.prompts_per_client * concurrency;
-  const int warmup = w.warmup_per_client * concurrency;
   std::vector<Request> out(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     Request& r = out[static_cast<std::size_t>(i)];
@@ -36,6 +35,24 @@ std::vector<Request> inferencex_requests(const InferenceXWorkload& w, int concur
     r.isl = uniform(w.isl);
     r.osl = uniform(w.osl);
     r.warmup = i < warmup;
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<Request> inferencex_requests(const InferenceXWorkload& w, int concurrency, std::uint64_t seed) {
+  return fixed_length(w, w.prompts_per_client * concurrency, w.warmup_per_client * concurrency, seed);
+}
+
+std::vector<Request> poisson_requests(const InferenceXWorkload& w, double rate, std::uint64_t seed) {
+  std::vector<Request> out = fixed_length(w, w.requests, w.warmup_requests, seed);
+  std::mt19937_64 rng(stream_seed(seed, "arrivals"));
+  double t = 0;
+  for (Request& r : out) {
+    // Exponential gaps by inversion of a uniform in (0, 1] built from the raw 53 high bits.
+    const double u = (static_cast<double>(rng() >> 11) + 1.0) * 0x1.0p-53;
+    t += -std::log(u) / rate;
+    r.arrival = t;
   }
   return out;
 }

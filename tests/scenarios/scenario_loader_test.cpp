@@ -233,3 +233,32 @@ TEST(ScenarioLoader_Errors, Diagnostics_AreInLineOrder) {
 
 }  // namespace
 }  // namespace racktwin
+
+namespace racktwin {
+namespace {
+
+TEST(ScenarioLoader_Poisson, RatesRequestsAndWarmup) {
+  auto sc = load_scenario_string(
+      "name: p\nsystems: [gb200-nvl72]\nmodels: [llama-3.3-70b]\n"
+      "workloads: [{kind: poisson, isl: 1024, osl: 256, rate: [1, 4.5], requests: 200, warmup_requests: 20}]\n"
+      "replicas: 3\nrouter: round_robin\n",
+      "inline.yaml", test::shipped_catalog());
+  ASSERT_TRUE(sc.has_value()) << test::dump(sc.error());  // no concurrency needed for an open loop
+  const auto& w = sc->workloads.at(0);
+  EXPECT_EQ(w.kind, WorkloadKind::poisson);
+  EXPECT_EQ(w.inferencex.rates, (std::vector<double>{1, 4.5}));
+  EXPECT_EQ(w.inferencex.requests, 200);
+  EXPECT_EQ(sc->replicas, 3);
+  EXPECT_EQ(sc->router, RouterPolicy::round_robin);
+  auto bad = load_scenario_string(
+      "name: p\nsystems: [gb200-nvl72]\nmodels: [llama-3.3-70b]\n"
+      "workloads: [{kind: poisson, isl: 1024, osl: 256, requests: 10, warmup_requests: 10}]\nrouter: session_affinity\n",
+      "inline.yaml", test::shipped_catalog());
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(test::find_diag(bad.error(), "missing required field 'rate'"), nullptr) << test::dump(bad.error());
+  EXPECT_NE(test::find_diag(bad.error(), "warm-up must be fewer"), nullptr) << test::dump(bad.error());
+  EXPECT_NE(test::find_diag(bad.error(), "session_affinity' is not built yet"), nullptr) << test::dump(bad.error());
+}
+
+}  // namespace
+}  // namespace racktwin

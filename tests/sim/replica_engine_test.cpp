@@ -151,3 +151,28 @@ TEST(ReplicaEngine_Workload, InferenceXLengths_WithinRangeAndSeeded) {
 
 }  // namespace
 }  // namespace racktwin::sim
+
+namespace racktwin::sim {
+namespace {
+
+TEST(Pareto_Envelope, KeepsUndominatedPoints_AndInterpolates) {
+  // (interactivity, tok/s): (10, 100) and (50, 40) are on the envelope; (20, 60) too; (15, 50) and
+  // (30, 30) are beaten.
+  const std::vector<CurvePoint> pts{{10, 100, 0}, {15, 50, 1}, {20, 60, 2}, {30, 30, 3}, {50, 40, 4}};
+  const auto env = pareto_envelope(pts);
+  ASSERT_EQ(env.size(), 3u);
+  EXPECT_EQ(env[0].index, 0u);
+  EXPECT_EQ(env[1].index, 2u);
+  EXPECT_EQ(env[2].index, 4u);
+  for (std::size_t i = 1; i < env.size(); ++i) {
+    EXPECT_GT(env[i].interactivity, env[i - 1].interactivity);
+    EXPECT_LT(env[i].value, env[i - 1].value);
+  }
+  EXPECT_DOUBLE_EQ(*value_at(env, 15), 80.0);  // halfway between (10, 100) and (20, 60)
+  EXPECT_DOUBLE_EQ(*value_at(env, 50), 40.0);
+  EXPECT_FALSE(value_at(env, 5).has_value());
+  EXPECT_FALSE(value_at(env, 60).has_value());
+}
+
+}  // namespace
+}  // namespace racktwin::sim
