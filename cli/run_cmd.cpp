@@ -25,6 +25,7 @@ struct RunArgs {
   std::optional<std::uint64_t> seed;
   bool json = false;
   bool no_fuse = false;
+  bool timeseries = false;
 };
 
 // The layouts a sweep tries for one system and model: the scenario's named layouts, plus every
@@ -176,6 +177,17 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                      {"all_in_computed", r.all_in_computed},
                      {"preemptions", r.preemptions},
                      {"iterations", r.iterations}});
+      if (a.timeseries) {
+        json out = json::array(), pre = json::array(), done = json::array(), power = json::array();
+        for (const auto& s : r.timeseries) {
+          out.push_back(s.output_tokens);
+          pre.push_back(s.prefill_tokens);
+          done.push_back(s.completed);
+          power.push_back(s.xpu_power_w);
+        }
+        pts.back()["timeseries_1s"] = {{"output_tokens", out}, {"prefill_tokens", pre}, {"completed", done},
+                                       {"xpu_power_w", power}};
+      }
     }
     // The Pareto envelope of total tokens/s per XPU against interactivity, per system, model and
     // workload, over layouts and loads.
@@ -241,6 +253,7 @@ void add_run_command(CLI::App& app, Commands& out) {
   run->add_option("--seed", a->seed, "Master seed (default: the scenario's)");
   run->add_flag("--json", a->json, "Every point's metrics, machine-readable");
   run->add_flag("--no-fuse", a->no_fuse, "Simulate every decode iteration on its own (slower; same results)");
+  run->add_flag("--timeseries", a->timeseries, "With --json: each point's one-second series (tokens, completions, power)");
   out.push_back({run, [a](const Catalog& cat) { return run_scenario(cat, *a); }});
 }
 

@@ -119,10 +119,24 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
   if (j == 0 || j > boundaries_.size()) throw std::logic_error("apply: no such iteration in the plan");
   if (!chunks_.empty() && j != 1) throw std::logic_error("apply: a prefill plan holds one iteration");
   const double end = boundaries_[j - 1];
+  int prefill_tokens = 0, completing = 0;
+  for (const auto& c : chunks_) {
+    prefill_tokens += c.tokens;
+    completing += c.r->prefilled + c.tokens == c.r->target ? 1 : 0;
+  }
+  const double decoding = static_cast<double>(running_.size());
   for (std::size_t i = 0; i < j; ++i) {
     stats_.busy_s += durations_[i];
     stats_.compute_s += durations_[i] * compute_activity_[i];
     stats_.memory_s += durations_[i] * memory_activity_[i];
+    const auto second = static_cast<std::size_t>(std::max(0.0, std::floor(boundaries_[i])));
+    if (stats_.seconds.size() <= second) stats_.seconds.resize(second + 1);
+    SecondBin& bin = stats_.seconds[second];
+    bin.output_tokens += decoding + completing;
+    bin.prefill_tokens += prefill_tokens;
+    bin.busy_s += durations_[i];
+    bin.compute_s += durations_[i] * compute_activity_[i];
+    bin.memory_s += durations_[i] * memory_activity_[i];
   }
   stats_.iterations += static_cast<std::int64_t>(j);
 

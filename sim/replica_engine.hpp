@@ -51,6 +51,13 @@ struct EngineParams {
   double reserve_output_ratio = 1.0;
 };
 
+// One second of simulated time (the iterations that end in it).
+struct SecondBin {
+  double output_tokens = 0;   // decode tokens and first tokens
+  double prefill_tokens = 0;  // prompt tokens processed
+  double busy_s = 0, compute_s = 0, memory_s = 0;
+};
+
 // Totals for energy and utilisation: busy time and activity-weighted time of the replica's XPUs.
 struct EngineStats {
   std::int64_t iterations = 0;
@@ -60,6 +67,7 @@ struct EngineStats {
   double memory_s = 0;   // sum over iterations of memory activity x time
   std::int64_t preemptions = 0;
   double max_kv_used = 0;
+  std::vector<SecondBin> seconds;  // index = floor(iteration end time in s)
 };
 
 class ReplicaEngine {

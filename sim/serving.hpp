@@ -72,6 +72,12 @@ struct PointResult {
   // Work done by the simulator.
   std::int64_t iterations = 0, plans = 0, preemptions = 0;
   double max_kv_used = 0;
+  // One-second time series over the whole run (warm-up included): index = second of simulated time.
+  struct Second {
+    double output_tokens = 0, prefill_tokens = 0, completed = 0;
+    double xpu_power_w = 0;  // mean over the point's XPUs in that second
+  };
+  std::vector<Second> timeseries;
   std::string error;  // non-empty when the point could not run (layout does not fit, ...)
 };
 

@@ -308,6 +308,28 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     r.memory_activity = span > 0 ? std::min(1.0, mem / span) : 0.0;
     (void)busy;
     auto pm = power::PowerModel::of(*p->spec.system, power::Facility::from(p->spec.facility));
+    // One-second series: tokens from the replica engines, completions from the requests.
+    std::size_t seconds = static_cast<std::size_t>(std::floor(p->end)) + 1;
+    for (const auto& e : p->engines) seconds = std::max(seconds, e->stats().seconds.size());
+    r.timeseries.assign(seconds, {});
+    std::vector<double> comp_s(seconds, 0.0), mem_s(seconds, 0.0);
+    for (const auto& e : p->engines) {
+      const auto& bins = e->stats().seconds;
+      for (std::size_t t = 0; t < bins.size(); ++t) {
+        r.timeseries[t].output_tokens += bins[t].output_tokens;
+        r.timeseries[t].prefill_tokens += bins[t].prefill_tokens;
+        comp_s[t] += bins[t].compute_s;
+        mem_s[t] += bins[t].memory_s;
+      }
+    }
+    for (const Request& q : p->requests)
+      if (q.finish >= 0) r.timeseries[static_cast<std::size_t>(std::floor(q.finish))].completed += 1;
+    if (pm) {
+      const double reps = static_cast<double>(p->spec.replicas);
+      for (std::size_t t = 0; t < seconds; ++t)
+        r.timeseries[t].xpu_power_w =
+            pm->xpu().at({std::min(1.0, comp_s[t] / reps), std::min(1.0, mem_s[t] / reps)}).value();
+    }
     if (pm) {
       const power::Activity act{r.compute_activity, r.memory_activity};
       r.xpu_power_w = pm->xpu().at(act).value();

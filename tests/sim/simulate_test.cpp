@@ -58,6 +58,22 @@ TEST(Simulate_Batch, ConservationLittlesLawKvBoundAndReplicaScaling) {
       }
     EXPECT_DOUBLE_EQ(r.output_tokens, osl);
     EXPECT_DOUBLE_EQ(r.input_tokens, isl);
+    // The one-second series conserves tokens and completions over the whole run (warm-up included).
+    double all_osl = 0, all_isl = 0, series_out = 0, series_pre = 0, series_done = 0;
+    for (const auto& q : reqs) {
+      all_osl += q.osl;
+      all_isl += q.isl;
+    }
+    for (const auto& sec : r.timeseries) {
+      series_out += sec.output_tokens;
+      series_pre += sec.prefill_tokens;
+      series_done += sec.completed;
+      EXPECT_LE(sec.xpu_power_w, s.chip->tdp.value());
+    }
+    EXPECT_DOUBLE_EQ(series_out, all_osl);
+    EXPECT_DOUBLE_EQ(series_pre, all_isl);  // no preemption here, so every prompt is prefilled once
+    EXPECT_DOUBLE_EQ(series_done, static_cast<double>(r.completed));
+    EXPECT_EQ(r.preemptions, 0);
     // Little's law in the closed loop: requests in flight = throughput x mean latency = C, up to the
     // drain at the end of the run, when clients have no prompts left (tolerance 10%).
     EXPECT_NEAR(r.mean_concurrency / conc, 1.0, 0.10);
