@@ -1,5 +1,5 @@
-// The SimGrid side of the serving simulation: one zone per point with a host per replica and one for
-// the load generator, one actor per replica and one for the load generator and router. Control
+// The SimGrid side of the serving simulation: one full zone holding, per point, a host per replica
+// and one for the load generator; one actor per replica and one for the load generator and router. Control
 // messages (a request to a replica, a completion back) are condition-variable wake-ups at no cost:
 // they stand for HTTP calls, not for data flows. Times are kept by the replica engines as exact
 // sums of iteration times; SimGrid orders the events and wakes actors at those times.
