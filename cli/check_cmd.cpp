@@ -78,10 +78,19 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
     return kExitInput;
   }
   std::vector<std::string> workloads;
+  std::size_t loads = 0;  // points per layout: concurrencies of closed loops plus rates of open loops
   for (const auto& w : sc->workloads) {
     const auto& x = w.inferencex;
+    std::vector<std::string> rates;
+    for (double r : x.rates) rates.push_back(fmt::format("{:g}", r));
+    const std::string arrivals =
+        w.kind == WorkloadKind::poisson
+            ? fmt::format("open loop, Poisson at {} req/s, {} requests ({} warm-up)", join(rates), x.requests,
+                          x.warmup_requests)
+            : std::string("InferenceX closed loop");
+    loads += w.kind == WorkloadKind::poisson ? x.rates.size() : sc->concurrency.size();
     workloads.push_back(fmt::format(
-        "{}: InferenceX closed loop, ISL {} / OSL {} drawn from [{:g} L, L], MTP {}, weights {}", w.id, x.isl,
+        "{}: {}, ISL {} / OSL {} drawn from [{:g} L, L], MTP {}, weights {}", w.id, arrivals, x.isl,
         x.osl, x.range_ratio,
         x.mtp ? (x.mtp_acceptance ? fmt::format("on (acceptance {:g})", *x.mtp_acceptance) : std::string("on (the system's acceptance)"))
               : std::string("off"),
@@ -90,8 +99,7 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
   std::vector<std::string> conc;
   for (int c : sc->concurrency) conc.push_back(std::to_string(c));
   const auto assumed = assumptions_of(cat, *sc);
-  const std::size_t points =
-      sc->systems.size() * sc->models.size() * sc->workloads.size() * sc->concurrency.size();
+  const std::size_t points = sc->systems.size() * sc->models.size() * loads;
 
   if (as_json) {
     json layouts = json::array();
@@ -100,7 +108,10 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
     json wl = json::array();
     for (const auto& w : sc->workloads)
       wl.push_back({{"id", w.id},
-                    {"kind", "inferencex"},
+                    {"kind", w.kind == WorkloadKind::poisson ? "poisson" : "inferencex"},
+                    {"rates_req_s", w.inferencex.rates},
+                    {"requests", w.inferencex.requests},
+                    {"warmup_requests", w.inferencex.warmup_requests},
                     {"isl", w.inferencex.isl},
                     {"osl", w.inferencex.osl},
                     {"range_ratio", w.inferencex.range_ratio},
@@ -119,6 +130,8 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
            {"workloads", wl},
            {"layouts", {{"replica_xpus", sc->layouts.replica_xpus}, {"named", layouts}}},
            {"concurrency", sc->concurrency},
+           {"replicas", sc->replicas},
+           {"router", sc->router == RouterPolicy::round_robin ? "round_robin" : "least_outstanding"},
            {"facility",
             {{"pue", sc->facility.pue},
              {"electricity_usd_per_kwh", sc->facility.electricity_price.value() * kJoulesPerKwh},
@@ -141,7 +154,7 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
   for (std::size_t i = 0; i < workloads.size(); ++i)
     fmt::print("  {}{}\n", i == 0 ? "workloads    " : "             ", workloads[i]);
   if (sc->layouts.all_valid()) {
-    fmt::print("  layouts      every valid layout of each system and model\n");
+    fmt::print("  layouts      every valid layout (no pipeline) of one compute tray and of 8 XPUs, per system and model\n");
   } else {
     if (!sc->layouts.replica_xpus.empty()) {
       std::vector<std::string> r;
@@ -150,7 +163,9 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
     }
     for (const auto& l : sc->layouts.named) fmt::print("  layout       {}\n", layout_text(l));
   }
-  fmt::print("  concurrency  {} ({})\n", join(conc), plural(conc.size(), "point"));
+  if (!conc.empty()) fmt::print("  concurrency  {} ({})\n", join(conc), plural(conc.size(), "point"));
+  fmt::print("  replicas     {} per point, routed {}\n", sc->replicas,
+             sc->router == RouterPolicy::round_robin ? "round robin" : "to the least outstanding");
   fmt::print("  facility     PUE {:g}{}, electricity {}{}{}\n", sc->facility.pue,
              sc->facility.pue_given ? "" : " (default)", format(sc->facility.electricity_price),
              sc->facility.price_given ? "" : " (default)",
@@ -158,9 +173,9 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
   if (sc->output.db) fmt::print("  database     {}\n", *sc->output.db);
   if (sc->output.json) fmt::print("  json         {}\n", *sc->output.json);
   if (sc->output.plots) fmt::print("  plots        {}\n", *sc->output.plots);
-  fmt::print("  sweep        {} x {} x {} x {} = {} per layout\n", plural(sc->systems.size(), "system"),
-             plural(sc->models.size(), "model"), plural(sc->workloads.size(), "workload"),
-             plural(sc->concurrency.size(), "concurrency", "concurrencies"), plural(points, "point"));
+  fmt::print("  sweep        {} x {} x {} = {} per layout\n", plural(sc->systems.size(), "system"),
+             plural(sc->models.size(), "model"), plural(loads, "load (concurrency or rate)", "loads (concurrencies and rates)"),
+             plural(points, "point"));
   fmt::print("  assumptions  the selected systems, chips and models rest on {} catalog assumptions "
              "('racktwin catalog show ID' lists them with reasons)\n",
              assumed.size());

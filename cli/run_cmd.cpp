@@ -48,7 +48,15 @@ std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const 
     for (const auto& o : perf::enumerate_layouts(m, s, cat, q))
       if (o.valid) out.push_back(o.layout);
   }
-  return out;
+  // A named layout may also come out of the enumeration: keep the first of each.
+  std::vector<Layout> unique;
+  for (const auto& l : out) {
+    const bool seen = std::any_of(unique.begin(), unique.end(), [&](const Layout& u) {
+      return u.tp == l.tp && u.ep == l.ep && u.pp == l.pp && u.dp_attention == l.dp_attention;
+    });
+    if (!seen) unique.push_back(l);
+  }
+  return unique;
 }
 
 std::string fmt_num(double x, int digits = 0) { return fmt::format("{:.{}f}", x, digits); }
@@ -58,6 +66,15 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
   if (!sc) {
     print_diagnostics(sc.error(), a.path);
     return kExitInput;
+  }
+  for (const auto& w : sc->workloads) {
+    if (w.inferencex.mtp) {
+      fmt::print(stderr,
+                 "racktwin run: workload '{}' asks for MTP / speculative decoding, which the serving simulation "
+                 "does not model yet (the step model does: 'racktwin perf --draft N --acceptance A'); set mtp: false\n",
+                 w.id);
+      return kExitInput;
+    }
   }
   const std::uint64_t seed = a.seed.value_or(sc->seed);
   std::vector<sim::PointSpec> specs;
@@ -94,7 +111,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
             p.rate = rate;
             p.replicas = sc->replicas;
             p.router = sc->router;
-            const std::string load = w.kind == WorkloadKind::poisson ? fmt::format("rate{:g}", rate) : std::to_string(c);
+            const std::string load = w.kind == WorkloadKind::poisson ? fmt::format("rate{:.17g}", rate) : std::to_string(c);
             p.seed = sim::stream_seed(seed, sid + "/" + mid + "/" + w.id + "/" + l.label() + "/" + load);
             p.efficiency = prior->values;
             p.facility = sc->facility;
@@ -119,9 +136,9 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
     bool allin_computed = false;
     int points = 0, failed = 0;
   };
-  std::map<std::pair<std::string, std::string>, Row> rows;
+  std::map<std::tuple<std::string, std::string, std::string>, Row> rows;  // (workload, model, system)
   for (const auto& r : *results) {
-    Row& row = rows[{r.spec.model->id, r.spec.system->id}];
+    Row& row = rows[{r.spec.workload_id, r.spec.model->id, r.spec.system->id}];
     if (!r.error.empty()) {
       row.failed += 1;
       continue;
@@ -133,7 +150,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
     }
     row.peak_rated_kw = std::max(row.peak_rated_kw, r.tps_per_rated_kw);
     row.peak_allin_mw = std::max(row.peak_allin_mw, r.tps_per_allin_mw);
-    row.allin_computed = r.all_in_computed;
+    row.allin_computed = row.allin_computed || r.all_in_computed;
     if (r.tpot.median > 0) row.min_tbt = std::min(row.min_tbt, r.tpot.median);
     if (r.e2e.median < row.min_e2e) {
       row.min_e2e = r.e2e.median;
@@ -156,6 +173,9 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                      {"xpus", r.xpus},
                      {"error", r.error},
                      {"requests", r.requests},
+                     {"completed", r.completed},
+                     {"input_tps_per_xpu", r.input_tps_per_xpu},
+                     {"max_kv_used_tokens", r.max_kv_used},
                      {"total_tps_per_xpu", r.total_tps_per_xpu},
                      {"output_tps_per_xpu", r.output_tps_per_xpu},
                      {"ttft_s", {{"mean", r.ttft.mean}, {"median", r.ttft.median}, {"p90", r.ttft.p90}, {"p99", r.ttft.p99}}},
@@ -219,12 +239,14 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
              seed, results->size());
   fmt::print("Efficiencies are uncalibrated priors; the numbers show the model's shape, not yet published values.\n\n");
   const std::string baseline = sc->systems.front();
+  for (const auto& w : sc->workloads) {
   for (const auto& mid : sc->models) {
     Table t({"system", "peak tok/s/XPU", "best layout", "peak tok/s per rated kW", "x " + baseline,
              "peak tok/s per all-in MW", "min TBT ms", "min E2E s", "x " + baseline, "TTFT s at min E2E"});
-    const Row* base = rows.contains({mid, baseline}) ? &rows.at({mid, baseline}) : nullptr;
+    const std::tuple<std::string, std::string, std::string> base_key{w.id, mid, baseline};
+    const Row* base = rows.contains(base_key) ? &rows.at(base_key) : nullptr;
     for (const auto& sid : sc->systems) {
-      auto it = rows.find({mid, sid});
+      auto it = rows.find({w.id, mid, sid});
       if (it == rows.end() || it->second.points == 0) {
         t.add({sid, "no layout fits"});
         continue;
@@ -236,7 +258,8 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
              fmt_num(r.peak_allin_mw) + (r.allin_computed ? " (computed)" : ""), fmt_num(r.min_tbt * 1e3, 2),
              fmt_num(r.min_e2e, 2), base ? ratio(r.min_e2e, base->min_e2e) : "-", fmt_num(r.ttft_at_min_e2e, 3)});
     }
-    fmt::print("{}\n{}\n", mid, t.render({1, 3, 4, 5, 6, 7, 8, 9}));
+    fmt::print("{} / {}\n{}\n", mid, w.id, t.render({1, 3, 4, 5, 6, 7, 8, 9}));
+  }
   }
   int failed = 0;
   for (const auto& r : *results) failed += r.error.empty() ? 0 : 1;
@@ -253,7 +276,9 @@ void add_run_command(CLI::App& app, Commands& out) {
   run->add_option("--seed", a->seed, "Master seed (default: the scenario's)");
   run->add_flag("--json", a->json, "Every point's metrics, machine-readable");
   run->add_flag("--no-fuse", a->no_fuse, "Simulate every decode iteration on its own (slower; same results)");
-  run->add_flag("--timeseries", a->timeseries, "With --json: each point's one-second series (tokens, completions, power)");
+  auto* json_flag = run->get_option("--json");
+  run->add_flag("--timeseries", a->timeseries, "With --json: each point's one-second series (tokens, completions, power)")
+      ->needs(json_flag);
   out.push_back({run, [a](const Catalog& cat) { return run_scenario(cat, *a); }});
 }
 

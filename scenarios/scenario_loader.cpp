@@ -107,8 +107,15 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
         if (auto v = yaml::read_number(ctx, r, rp, 1e-9, 1e9)) x.rates.push_back(*v); else ok = false;
       } else if (r.IsSequence() && r.size() > 0) {
         for (std::size_t i = 0; i < r.size(); ++i) {
-          if (auto v = yaml::read_number(ctx, r[i], yaml::index_path(rp, i), 1e-9, 1e9)) x.rates.push_back(*v);
-          else ok = false;
+          auto v = yaml::read_number(ctx, r[i], yaml::index_path(rp, i), 1e-9, 1e9);
+          if (!v) {
+            ok = false;
+          } else if (std::find(x.rates.begin(), x.rates.end(), *v) != x.rates.end()) {
+            ctx.error(r[i], yaml::index_path(rp, i), "rate " + r[i].Scalar() + " is listed twice");
+            ok = false;
+          } else {
+            x.rates.push_back(*v);
+          }
         }
       } else {
         ctx.error(r, rp, "expected a request rate in requests per second, or a list of them");
@@ -126,10 +133,20 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
       ok = false;
     }
   } else {
-    m.allow({"rate", "requests", "warmup_requests"});
+    for (const char* key : {"rate", "requests", "warmup_requests"})
+      if (m.has(key))
+        ctx.error(m.get(key), m.child(key), std::string("'") + key + "' applies to kind: poisson only",
+                  "remove it, or set kind: poisson for an open loop");
   }
-  if (auto v = m.integer("prompts_per_client", false, 1, 1000)) x.prompts_per_client = static_cast<int>(*v);
-  if (auto v = m.integer("warmup_per_client", false, 0, 1000)) x.warmup_per_client = static_cast<int>(*v);
+  if (w.kind == WorkloadKind::inferencex) {
+    if (auto v = m.integer("prompts_per_client", false, 1, 1000)) x.prompts_per_client = static_cast<int>(*v);
+    if (auto v = m.integer("warmup_per_client", false, 0, 1000)) x.warmup_per_client = static_cast<int>(*v);
+  } else {
+    for (const char* key : {"prompts_per_client", "warmup_per_client"})
+      if (m.has(key))
+        ctx.error(m.get(key), m.child(key), std::string("'") + key + "' applies to kind: inferencex only",
+                  "an open loop uses requests and warmup_requests");
+  }
   if (w.kind == WorkloadKind::inferencex && x.warmup_per_client >= x.prompts_per_client) {
     ctx.error(m.has("warmup_per_client") ? m.get("warmup_per_client") : n, m.child("warmup_per_client"),
               "warm-up (" + std::to_string(x.warmup_per_client) + " x C) must be fewer than the prompts (" +

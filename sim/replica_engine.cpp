@@ -134,7 +134,6 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
     SecondBin& bin = stats_.seconds[second];
     bin.output_tokens += decoding + completing;
     bin.prefill_tokens += prefill_tokens;
-    bin.busy_s += durations_[i];
     bin.compute_s += durations_[i] * compute_activity_[i];
     bin.memory_s += durations_[i] * memory_activity_[i];
   }

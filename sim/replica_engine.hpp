@@ -43,7 +43,8 @@ struct Request {
 
 struct EngineParams {
   int max_seqs = 1024;            // sequences decoding or prefilling at once
-  int max_batched_tokens = 8192;  // tokens per iteration (decode tokens + prefill chunk tokens)
+  int max_batched_tokens = 16384;  // tokens per iteration (decode + prefill chunk tokens); the
+                                   // memory planner sizes its workspace for the same number
   bool fuse = true;               // advance pure-decode stretches in one plan
   // Admission: a new prompt starts only if the KV cache can hold the reservations of every admitted
   // sequence plus its own: prompt + reserve_output_ratio x remaining output tokens. 1 never
@@ -55,7 +56,7 @@ struct EngineParams {
 struct SecondBin {
   double output_tokens = 0;   // decode tokens and first tokens
   double prefill_tokens = 0;  // prompt tokens processed
-  double busy_s = 0, compute_s = 0, memory_s = 0;
+  double compute_s = 0, memory_s = 0;  // activity-weighted time of the iterations ending in it
 };
 
 // Totals for energy and utilisation: busy time and activity-weighted time of the replica's XPUs.

@@ -216,6 +216,7 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
                                                   : inferencex_requests(s.workload, s.concurrency, stream_seed(s.seed, "workload"));
     EngineParams ep = s.engine;
     ep.fuse = options.fuse;
+    ep.max_batched_tokens = s.memory.max_batched_tokens;  // the planner sized the workspace for it
     for (int k = 0; k < s.replicas; ++k) p->engines.push_back(std::make_unique<ReplicaEngine>(*p->model, plan.kv_tokens, ep));
     results[i].kv_capacity_tokens = plan.kv_tokens;
     points.push_back(std::move(p));
@@ -290,23 +291,13 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       r.input_tps_per_xpu = in_tok / r.duration_s / r.xpus;
       r.mean_concurrency = e2e_sum / r.duration_s;
     }
-    // Activity over the whole run (warm-up included), averaged over the replicas; XPU power is
-    // linear in activity, so the power at the mean activity is the mean power.
-    double busy = 0, comp = 0, mem = 0;
     for (const auto& e : p->engines) {
       const EngineStats& s = e->stats();
-      busy += s.busy_s;
-      comp += s.compute_s;
-      mem += s.memory_s;
       r.iterations += s.iterations;
       r.plans += s.plans;
       r.preemptions += s.preemptions;
       r.max_kv_used = std::max(r.max_kv_used, s.max_kv_used);
     }
-    const double span = p->end * static_cast<double>(p->spec.replicas);
-    r.compute_activity = span > 0 ? std::min(1.0, comp / span) : 0.0;
-    r.memory_activity = span > 0 ? std::min(1.0, mem / span) : 0.0;
-    (void)busy;
     auto pm = power::PowerModel::of(*p->spec.system, power::Facility::from(p->spec.facility));
     // One-second series: tokens from the replica engines, completions from the requests.
     std::size_t seconds = static_cast<std::size_t>(std::floor(p->end)) + 1;
@@ -324,6 +315,21 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     }
     for (const Request& q : p->requests)
       if (q.finish >= 0) r.timeseries[static_cast<std::size_t>(std::floor(q.finish))].completed += 1;
+    // Activity over the measured window, to the second (the seconds it spans), averaged over the
+    // replicas: the same stretch of time the throughput is measured over. XPU power is linear in
+    // activity, so the power at the mean activity is the mean power.
+    {
+      const auto from = static_cast<std::size_t>(std::max(0.0, std::floor(std::max(0.0, first))));
+      const auto to = std::min(seconds - 1, static_cast<std::size_t>(std::floor(last)));
+      double c = 0, m = 0;
+      for (std::size_t t = from; t <= to; ++t) {
+        c += comp_s[t];
+        m += mem_s[t];
+      }
+      const double span = static_cast<double>(to - from + 1) * static_cast<double>(p->spec.replicas);
+      r.compute_activity = std::min(1.0, c / span);
+      r.memory_activity = std::min(1.0, m / span);
+    }
     if (pm) {
       const double reps = static_cast<double>(p->spec.replicas);
       for (std::size_t t = 0; t < seconds; ++t)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -63,6 +64,25 @@ TEST(Run_Errors, BadScenario_ExitsTwo) {
   auto r = run("run " + src("tests/scenarios/data/unknown-system.yaml"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("did you mean 'gb300-nvl72'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Run_Errors, MtpWorkload_IsRefusedPlainly) {
+  const auto path = std::filesystem::temp_directory_path() / "racktwin-mtp.yaml";
+  std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                         "workloads: [{isl: 1024, osl: 128, mtp: true, mtp_acceptance: 1.7}]\nconcurrency: [1]\n";
+  auto r = run("run " + path.string());
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("does not model yet"), std::string::npos) << r.err;
+}
+
+TEST(Run_Options, TimeseriesNeedsJson) {
+  auto r = run("run " + src("tests/sim/golden/small.yaml") + " --timeseries");
+  EXPECT_EQ(r.exit_code, 2);
 }
 
 }  // namespace

@@ -262,3 +262,22 @@ TEST(ScenarioLoader_Poisson, RatesRequestsAndWarmup) {
 
 }  // namespace
 }  // namespace racktwin
+
+namespace racktwin {
+namespace {
+
+TEST(ScenarioLoader_Errors, KeysOfTheOtherArrivalKind_AndDuplicateRates_AreRejected) {
+  auto d = load_scenario_string(
+      "name: p\nsystems: [gb200-nvl72]\nmodels: [llama-3.3-70b]\n"
+      "workloads:\n  - {kind: poisson, isl: 1024, osl: 256, rate: [2, 2], prompts_per_client: 5}\n"
+      "  - {isl: 1024, osl: 256, requests: 10}\nconcurrency: [1]\n",
+      "inline.yaml", test::shipped_catalog());
+  ASSERT_FALSE(d.has_value());
+  EXPECT_NE(test::find_diag(d.error(), "rate 2 is listed twice"), nullptr) << test::dump(d.error());
+  EXPECT_NE(test::find_diag(d.error(), "'prompts_per_client' applies to kind: inferencex only"), nullptr)
+      << test::dump(d.error());
+  EXPECT_NE(test::find_diag(d.error(), "'requests' applies to kind: poisson only"), nullptr) << test::dump(d.error());
+}
+
+}  // namespace
+}  // namespace racktwin
