@@ -1,6 +1,7 @@
 // Speed of the serving simulation. SimGrid keeps one engine per process, so each case runs in a
 // forked child that reports its figures through a pipe. Prints, for the closing notes:
-//   - wall time of a full InferenceX 8k/1k sweep (C = 1 to 1024, doubling) for one system, model and
+//   - wall time of a full InferenceX 8k/1k sweep (C = 1 to 1024, doubling) for one system, model
+//   and
 //     layout (target: under 2 s);
 //   - engine plans (SimGrid wake-ups) and iterations per request when OSL doubles from 1k to 2k
 //     (target: plans per request do not double).
@@ -28,7 +29,8 @@ struct Figures {
   double peak_rss_mb = 0;
 };
 
-Figures sweep(const char* system, const char* model, const char* layout, int isl, int osl, int max_c) {
+Figures sweep(const char* system, const char* model, const char* layout, int isl, int osl,
+              int max_c) {
   auto cat = load_catalog_dir(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/catalog");
   if (!cat) std::abort();
   const System& s = *cat->find_system(system);
@@ -79,7 +81,8 @@ Figures in_child(F fn) {
   }
   close(fd[1]);
   Figures f;
-  if (read(fd[0], &f, sizeof f) != static_cast<ssize_t>(sizeof f)) std::fprintf(stderr, "child failed\n");
+  if (read(fd[0], &f, sizeof f) != static_cast<ssize_t>(sizeof f))
+    std::fprintf(stderr, "child failed\n");
   close(fd[0]);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -89,22 +92,31 @@ Figures in_child(F fn) {
 }  // namespace
 
 int main() {
-  std::printf("InferenceX sweep C = 1..1024 (11 points, 20,470 requests), one system x model x layout\n");
+  std::printf(
+      "InferenceX sweep C = 1..1024 (11 points, 20,470 requests), one system x model x layout\n");
   for (const auto& [system, model, layout] :
-       {std::tuple{"gb200-nvl72", "gpt-oss-120b", "tp4-ep4"}, std::tuple{"jalapeno-a0", "deepseek-r1", "tp8-ep8-dpa"},
+       {std::tuple{"gb200-nvl72", "gpt-oss-120b", "tp4-ep4"},
+        std::tuple{"jalapeno-a0", "deepseek-r1", "tp8-ep8-dpa"},
         std::tuple{"gb300-nvl72", "kimi-k2.5", "tp4-dpa"}}) {
     const Figures f = in_child([&] { return sweep(system, model, layout, 8192, 1024, 1024); });
-    std::printf("  %-12s %-13s %-12s 8k/1k: %6.2f s wall, %7.1f MB peak RSS, %.1f plans and %.0f iterations per request\n",
-                system, model, layout, f.wall_s, f.peak_rss_mb, f.plans / f.requests, f.iterations / f.requests);
+    std::printf(
+        "  %-12s %-13s %-12s 8k/1k: %6.2f s wall, %7.1f MB peak RSS, %.1f plans and %.0f "
+        "iterations per request\n",
+        system, model, layout, f.wall_s, f.peak_rss_mb, f.plans / f.requests,
+        f.iterations / f.requests);
   }
-  std::printf("\nEvents per request when OSL doubles (gb200-nvl72, gpt-oss-120b, tp4-ep4, C = 1..1024)\n");
-  const Figures a = in_child([] { return sweep("gb200-nvl72", "gpt-oss-120b", "tp4-ep4", 8192, 1024, 1024); });
-  const Figures b = in_child([] { return sweep("gb200-nvl72", "gpt-oss-120b", "tp4-ep4", 8192, 2048, 1024); });
-  std::printf("  OSL 1k: %.2f plans/request, %.0f iterations/request, %.2f s\n", a.plans / a.requests,
-              a.iterations / a.requests, a.wall_s);
-  std::printf("  OSL 2k: %.2f plans/request, %.0f iterations/request, %.2f s\n", b.plans / b.requests,
-              b.iterations / b.requests, b.wall_s);
+  std::printf(
+      "\nEvents per request when OSL doubles (gb200-nvl72, gpt-oss-120b, tp4-ep4, C = 1..1024)\n");
+  const Figures a =
+      in_child([] { return sweep("gb200-nvl72", "gpt-oss-120b", "tp4-ep4", 8192, 1024, 1024); });
+  const Figures b =
+      in_child([] { return sweep("gb200-nvl72", "gpt-oss-120b", "tp4-ep4", 8192, 2048, 1024); });
+  std::printf("  OSL 1k: %.2f plans/request, %.0f iterations/request, %.2f s\n",
+              a.plans / a.requests, a.iterations / a.requests, a.wall_s);
+  std::printf("  OSL 2k: %.2f plans/request, %.0f iterations/request, %.2f s\n",
+              b.plans / b.requests, b.iterations / b.requests, b.wall_s);
   std::printf("  plans per request grow x%.2f while iterations per request grow x%.2f\n",
-              (b.plans / b.requests) / (a.plans / a.requests), (b.iterations / b.requests) / (a.iterations / a.requests));
+              (b.plans / b.requests) / (a.plans / a.requests),
+              (b.iterations / b.requests) / (a.iterations / a.requests));
   return 0;
 }

@@ -26,8 +26,9 @@ perf::StepModel model(const char* m, const char* s, const char* layout) {
   const Catalog& c = catalog();
   const System& sys = *c.find_system(s);
   const Model& md = *c.find_model(m);
-  auto sm = perf::StepModel::create(md, sys, c, *parse_layout(layout), perf::best_precision(md, sys, c),
-                                    c.efficiency_prior_for(s)->values);
+  auto sm =
+      perf::StepModel::create(md, sys, c, *parse_layout(layout), perf::best_precision(md, sys, c),
+                              c.efficiency_prior_for(s)->values);
   if (!sm) std::abort();
   return *sm;
 }
@@ -43,7 +44,8 @@ void BM_DecodeStep(benchmark::State& state, const char* m, const char* s, const 
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK_CAPTURE(BM_DecodeStep, deepseek_r1_jalapeno_dep8, "deepseek-r1", "jalapeno-a0", "tp8-ep8-dpa");
+BENCHMARK_CAPTURE(BM_DecodeStep, deepseek_r1_jalapeno_dep8, "deepseek-r1", "jalapeno-a0",
+                  "tp8-ep8-dpa");
 BENCHMARK_CAPTURE(BM_DecodeStep, gpt_oss_gb200_tp4, "gpt-oss-120b", "gb200-nvl72", "tp4-ep4");
 BENCHMARK_CAPTURE(BM_DecodeStep, llama_h100_tp8, "llama-3.3-70b", "h100-hgx", "tp8");
 
@@ -69,4 +71,3 @@ void BM_Create(benchmark::State& state) {
 BENCHMARK(BM_Create);
 
 }  // namespace
-

@@ -53,4 +53,3 @@ void BM_XpuPower(benchmark::State& state) {
 BENCHMARK(BM_XpuPower);
 
 }  // namespace
-

@@ -1,7 +1,6 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
-
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -91,7 +90,8 @@ void print_sources(const Catalog& cat, const std::set<std::string>& ids) {
 
 std::string peaks_text(const Chip& c) {
   std::string s;
-  for (const auto& [cls, v] : c.dense_peak) s += (s.empty() ? "" : ", ") + to_string(cls) + " " + format(v);
+  for (const auto& [cls, v] : c.dense_peak)
+    s += (s.empty() ? "" : ", ") + to_string(cls) + " " + format(v);
   return s;
 }
 
@@ -101,7 +101,9 @@ int assumption_count(const FieldRecords& f) {
   return n;
 }
 
-std::string opt_power(const std::optional<Watts>& w) { return w ? format(*w) : "not published"; }
+std::string opt_power(const std::optional<Watts>& w) {
+  return w ? format(*w) : "not published";
+}
 
 json chip_json(const Chip& c) {
   json j;
@@ -127,7 +129,8 @@ json system_json(const System& s) {
   j["name"] = s.name;
   j["description"] = s.description;
   j["chip"] = s.chip_id;
-  j["compute_tray"] = {{"name", s.compute_tray.name}, {"xpus", s.compute_tray.xpus}, {"cpus", s.compute_tray.cpus}};
+  j["compute_tray"] = {
+      {"name", s.compute_tray.name}, {"xpus", s.compute_tray.xpus}, {"cpus", s.compute_tray.cpus}};
   j["compute_trays_per_rack"] = s.compute_trays_per_rack;
   j["xpus_per_rack"] = s.xpus_per_rack();
   j["switch_trays"] = {{"name", s.switches.name},
@@ -170,9 +173,12 @@ json system_json(const System& s) {
                   {"switch_tray", opt(s.power.switch_tray)},
                   {"host", opt(s.power.host)},
                   {"host_production", opt(s.power.host_production)}};
-  j["xpu_memory_share"] = s.power.xpu_memory_share ? json(*s.power.xpu_memory_share) : json(nullptr);
+  j["xpu_memory_share"] =
+      s.power.xpu_memory_share ? json(*s.power.xpu_memory_share) : json(nullptr);
   j["tco_usd_per_xpu_hour"] = s.tco_per_xpu ? json(s.tco_per_xpu->value() * 3600.0) : json(nullptr);
-  j["serving"] = {{"engine", s.serving.engine}, {"mtp", s.serving.mtp}, {"disaggregation", s.serving.disaggregation}};
+  j["serving"] = {{"engine", s.serving.engine},
+                  {"mtp", s.serving.mtp},
+                  {"disaggregation", s.serving.disaggregation}};
   j["status"] = s.status;
   j["fields"] = fields_json(s.fields);
   if (s.chip) j["chip_detail"] = chip_json(*s.chip);
@@ -233,18 +239,21 @@ void show_system(const Catalog& cat, const System& s) {
   fmt::print("  chip              {} ({})\n", c.id, c.name);
   fmt::print("  compute rack      {} {} trays x {} XPUs = {} XPUs per rack\n",
              s.compute_trays_per_rack, s.compute_tray.name, s.compute_tray.xpus, s.xpus_per_rack());
-  if (s.compute_tray.cpus > 0)
-    fmt::print("  CPUs per tray     {}\n", s.compute_tray.cpus);
+  if (s.compute_tray.cpus > 0) fmt::print("  CPUs per tray     {}\n", s.compute_tray.cpus);
   if (s.switches.per_rack > 0) {
     std::string split;
     if (s.switches.local_domain_trays + s.switches.uplink_trays > 0)
-      split = fmt::format(": {} rack-local, {} uplink", s.switches.local_domain_trays, s.switches.uplink_trays);
+      split = fmt::format(": {} rack-local, {} uplink", s.switches.local_domain_trays,
+                          s.switches.uplink_trays);
     fmt::print("  switch trays      {} {} trays per rack ({}{}){}\n", s.switches.per_rack,
                s.switches.name, s.switches.asic,
-               s.switches.asic_bandwidth.value() > 0 ? ", " + format(s.switches.asic_bandwidth) + " per ASIC" : "",
+               s.switches.asic_bandwidth.value() > 0
+                   ? ", " + format(s.switches.asic_bandwidth) + " per ASIC"
+                   : "",
                split);
   } else {
-    fmt::print("  switch trays      none ({})\n", to_string(s.topology) == "full_mesh" ? "direct full mesh" : "on-board switch");
+    fmt::print("  switch trays      none ({})\n",
+               to_string(s.topology) == "full_mesh" ? "direct full mesh" : "on-board switch");
   }
   const auto& h = s.host;
   if (h.placement == HostPlacement::separate_rack) {
@@ -263,11 +272,13 @@ void show_system(const Catalog& cat, const System& s) {
   for (const auto& tier : s.scale_up)
     t.add({tier.name, std::to_string(tier.xpus), std::to_string(tier.switch_hops),
            format(tier.bandwidth_per_xpu), format(tier.latency)});
-  t.add({"scale-out", "-", "-", format(s.scale_out_bandwidth_per_xpu), format(s.scale_out_latency)});
+  t.add(
+      {"scale-out", "-", "-", format(s.scale_out_bandwidth_per_xpu), format(s.scale_out_latency)});
   fmt::print("{}", t.render({1, 2}));
 
   fmt::print("\nXPU\n");
-  fmt::print("  HBM               {} {} at {}\n", format(c.hbm_capacity), c.memory_kind, format(c.hbm_bandwidth));
+  fmt::print("  HBM               {} {} at {}\n", format(c.hbm_capacity), c.memory_kind,
+             format(c.hbm_bandwidth));
   fmt::print("  dense peak        {}\n", peaks_text(c));
   fmt::print("  rated TDP         {}\n", format(c.tdp));
   fmt::print("  sustained power   {}\n", opt_power(c.sustained_power));
@@ -275,16 +286,18 @@ void show_system(const Catalog& cat, const System& s) {
   fmt::print("\nPower\n");
   if (s.power.compute_rack) fmt::print("  compute rack      {}\n", format(*s.power.compute_rack));
   if (s.power.host_rack_provisioned)
-    fmt::print("  host rack         {} provisioned, {} in production\n", format(*s.power.host_rack_provisioned),
-               opt_power(s.power.host_rack_production));
+    fmt::print("  host rack         {} provisioned, {} in production\n",
+               format(*s.power.host_rack_provisioned), opt_power(s.power.host_rack_production));
   if (s.power.rack_pair) fmt::print("  rack pair         {}\n", format(*s.power.rack_pair));
   if (s.power.server) fmt::print("  server            {}\n", format(*s.power.server));
-  fmt::print("  all-in per XPU    {}\n", s.power.all_in_per_xpu ? format(*s.power.all_in_per_xpu)
-                                                             : "not published (the power model computes it)");
+  fmt::print("  all-in per XPU    {}\n", s.power.all_in_per_xpu
+                                             ? format(*s.power.all_in_per_xpu)
+                                             : "not published (the power model computes it)");
   fmt::print("  TCO per XPU       {}\n", s.tco_per_xpu ? format(*s.tco_per_xpu) : "not published");
 
-  fmt::print("\nServing stack\n  {}; MTP/speculative decoding {}; prefill/decode disaggregation {}\n",
-             s.serving.engine, s.serving.mtp ? "yes" : "no", s.serving.disaggregation ? "yes" : "no");
+  fmt::print(
+      "\nServing stack\n  {}; MTP/speculative decoding {}; prefill/decode disaggregation {}\n",
+      s.serving.engine, s.serving.mtp ? "yes" : "no", s.serving.disaggregation ? "yes" : "no");
   if (!s.status.empty()) fmt::print("\nStatus\n  {}\n", s.status);
 
   print_fields("System figures", s.fields);
@@ -299,32 +312,42 @@ void show_system(const Catalog& cat, const System& s) {
 void show_model(const Catalog& cat, const Model& m) {
   fmt::print("{} - {}\n", m.id, m.name);
   fmt::print("\nArchitecture\n");
-  fmt::print("  parameters        {} total, {} active per token\n", count_text(m.params_total), count_text(m.params_active));
+  fmt::print("  parameters        {} total, {} active per token\n", count_text(m.params_total),
+             count_text(m.params_active));
   fmt::print("  layers            {}{}\n", m.layers,
-             m.is_moe() ? fmt::format(" ({} dense, {} MoE)", m.dense_layers, m.layers - m.dense_layers) : "");
+             m.is_moe()
+                 ? fmt::format(" ({} dense, {} MoE)", m.dense_layers, m.layers - m.dense_layers)
+                 : "");
   fmt::print("  hidden size       {}\n", m.hidden);
   fmt::print("  vocabulary        {}\n", m.vocab);
   const auto& a = m.attention;
   if (a.kind == AttentionKind::gqa) {
-    fmt::print("  attention         GQA: {} query heads, {} KV heads, head_dim {}\n", a.q_heads, a.kv_heads, a.head_dim);
+    fmt::print("  attention         GQA: {} query heads, {} KV heads, head_dim {}\n", a.q_heads,
+               a.kv_heads, a.head_dim);
   } else {
-    fmt::print("  attention         MLA: {} heads, q_lora {}, kv_lora {}, qk_nope {}, qk_rope {}, v_head {}\n",
-               a.q_heads, a.q_lora_rank, a.kv_lora_rank, a.qk_nope_head_dim, a.qk_rope_head_dim, a.v_head_dim);
+    fmt::print(
+        "  attention         MLA: {} heads, q_lora {}, kv_lora {}, qk_nope {}, qk_rope {}, v_head "
+        "{}\n",
+        a.q_heads, a.q_lora_rank, a.kv_lora_rank, a.qk_nope_head_dim, a.qk_rope_head_dim,
+        a.v_head_dim);
   }
-  if (a.sliding_window) fmt::print("  sliding window    {} tokens on alternate layers\n", *a.sliding_window);
+  if (a.sliding_window)
+    fmt::print("  sliding window    {} tokens on alternate layers\n", *a.sliding_window);
   if (a.attention_sinks) fmt::print("  attention sinks   yes\n");
   if (m.dense_ffn) fmt::print("  dense FFN         {} ({})\n", *m.dense_ffn, m.activation);
   if (m.moe)
-    fmt::print("  experts           {} routed + {} shared, top-{}, expert FFN {} ({})\n", m.moe->routed_experts,
-               m.moe->shared_experts, m.moe->top_k, m.moe->expert_ffn, m.activation);
+    fmt::print("  experts           {} routed + {} shared, top-{}, expert FFN {} ({})\n",
+               m.moe->routed_experts, m.moe->shared_experts, m.moe->top_k, m.moe->expert_ffn,
+               m.activation);
   if (m.mtp_layers > 0) fmt::print("  MTP modules       {}\n", m.mtp_layers);
 
   fmt::print("\nWeight variants (default: {})\n", m.default_precision);
-  Table t({"precision", "attention", "dense FFN", "routed experts", "shared experts", "embeddings", "LM head", "KV cache"});
+  Table t({"precision", "attention", "dense FFN", "routed experts", "shared experts", "embeddings",
+           "LM head", "KV cache"});
   auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
   for (const auto& [p, v] : m.variants)
-    t.add({p, v.attention, dash(v.dense_ffn), dash(v.routed_experts), dash(v.shared_experts), v.embeddings,
-           v.lm_head, v.kv_cache});
+    t.add({p, v.attention, dash(v.dense_ffn), dash(v.routed_experts), dash(v.shared_experts),
+           v.embeddings, v.lm_head, v.kv_cache});
   fmt::print("{}", t.render());
   for (const auto& [p, v] : m.variants)
     if (!v.description.empty()) fmt::print("  {}: {}\n", p, v.description);
@@ -339,7 +362,8 @@ void show_model(const Catalog& cat, const Model& m) {
 void show_chip(const Catalog& cat, const Chip& c) {
   fmt::print("{} - {} ({})\n", c.id, c.name, c.vendor);
   if (!c.description.empty()) fmt::print("  {}\n", c.description);
-  fmt::print("\n  HBM               {} {} at {}\n", format(c.hbm_capacity), c.memory_kind, format(c.hbm_bandwidth));
+  fmt::print("\n  HBM               {} {} at {}\n", format(c.hbm_capacity), c.memory_kind,
+             format(c.hbm_bandwidth));
   fmt::print("  dense peak        {}\n", peaks_text(c));
   fmt::print("  rated TDP         {}\n", format(c.tdp));
   fmt::print("  sustained power   {}\n", opt_power(c.sustained_power));
@@ -364,7 +388,8 @@ int catalog_list(const Catalog& cat, bool as_json) {
     j["models"] = models;
     j["chips"] = chips;
     json src = json::array();
-    for (const auto& [id, s] : cat.sources) src.push_back({{"id", id}, {"citation", s.citation}, {"url", s.url}});
+    for (const auto& [id, s] : cat.sources)
+      src.push_back({{"id", id}, {"citation", s.citation}, {"url", s.url}});
     j["sources"] = src;
     json formats = json::array();
     for (const auto& [id, f] : cat.formats)
@@ -376,26 +401,31 @@ int catalog_list(const Catalog& cat, bool as_json) {
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
-  Table st({"system", "XPU", "XPUs/tray", "trays/rack", "domain", "HBM", "HBM BW", "TDP", "scale-up/XPU", "assumed"});
+  Table st({"system", "XPU", "XPUs/tray", "trays/rack", "domain", "HBM", "HBM BW", "TDP",
+            "scale-up/XPU", "assumed"});
   for (const auto& [id, s] : cat.systems) {
     const Chip& c = *s->chip;
-    st.add({id, c.id, std::to_string(s->compute_tray.xpus), std::to_string(s->compute_trays_per_rack),
-            std::to_string(s->domain_xpus), format(c.hbm_capacity), format(c.hbm_bandwidth), format(c.tdp),
+    st.add({id, c.id, std::to_string(s->compute_tray.xpus),
+            std::to_string(s->compute_trays_per_rack), std::to_string(s->domain_xpus),
+            format(c.hbm_capacity), format(c.hbm_bandwidth), format(c.tdp),
             format(s->scale_up.front().bandwidth_per_xpu),
             std::to_string(assumption_count(s->fields) + assumption_count(c.fields))});
   }
   fmt::print("Systems ({})\n{}", cat.systems.size(), st.render({2, 3, 4, 9}));
   Table mt({"model", "params", "active", "layers", "attention", "experts", "default weights"});
   for (const auto& [id, m] : cat.models) {
-    mt.add({id, count_text(m->params_total), count_text(m->params_active), std::to_string(m->layers),
-            to_string(m->attention.kind),
-            m->moe ? fmt::format("{}+{} top-{}", m->moe->routed_experts, m->moe->shared_experts, m->moe->top_k) : "dense",
+    mt.add({id, count_text(m->params_total), count_text(m->params_active),
+            std::to_string(m->layers), to_string(m->attention.kind),
+            m->moe ? fmt::format("{}+{} top-{}", m->moe->routed_experts, m->moe->shared_experts,
+                                 m->moe->top_k)
+                   : "dense",
             m->default_precision});
   }
   fmt::print("\nModels ({})\n{}", cat.models.size(), mt.render({1, 2, 3}));
-  fmt::print("\n{} chips, {} number formats, {} sources. 'racktwin catalog show ID' prints every figure "
-             "with its source.\n",
-             cat.chips.size(), cat.formats.size(), cat.sources.size());
+  fmt::print(
+      "\n{} chips, {} number formats, {} sources. 'racktwin catalog show ID' prints every figure "
+      "with its source.\n",
+      cat.chips.size(), cat.formats.size(), cat.sources.size());
   return 0;
 }
 
@@ -408,12 +438,13 @@ int catalog_show(const Catalog& cat, const std::string& id, const std::string& k
     std::vector<std::string> all = cat.system_ids();
     for (const auto& m : cat.model_ids()) all.push_back(m);
     for (const auto& [c, _] : cat.chips) all.push_back(c);
-    fmt::print(stderr, "racktwin: no system, model or chip '{}' in the catalog{}\n", id, did_you_mean(id, all));
+    fmt::print(stderr, "racktwin: no system, model or chip '{}' in the catalog{}\n", id,
+               did_you_mean(id, all));
     fmt::print(stderr, "  'racktwin catalog list' shows every id\n");
     return kExitInput;
   }
   if (as_json) {
-    json j = sys != cat.systems.end() ? system_json(*sys->second)
+    json j = sys != cat.systems.end()  ? system_json(*sys->second)
              : mod != cat.models.end() ? model_json(*mod->second)
                                        : chip_json(*chip->second);
     j["kind"] = sys != cat.systems.end() ? "system" : mod != cat.models.end() ? "model" : "chip";
@@ -422,16 +453,20 @@ int catalog_show(const Catalog& cat, const std::string& id, const std::string& k
   }
   if (sys != cat.systems.end() && cat.chips.contains(id))
     fmt::print("(a chip has this id too: racktwin catalog show --kind chip {})\n\n", id);
-  if (sys != cat.systems.end()) show_system(cat, *sys->second);
-  else if (mod != cat.models.end()) show_model(cat, *mod->second);
-  else show_chip(cat, *chip->second);
+  if (sys != cat.systems.end())
+    show_system(cat, *sys->second);
+  else if (mod != cat.models.end())
+    show_model(cat, *mod->second);
+  else
+    show_chip(cat, *chip->second);
   return 0;
 }
 
 }  // namespace
 
 void add_catalog_commands(CLI::App& app, Commands& out) {
-  auto* catalog = app.add_subcommand("catalog", "List and show the systems, chips and models of the catalog");
+  auto* catalog =
+      app.add_subcommand("catalog", "List and show the systems, chips and models of the catalog");
   catalog->require_subcommand(1);
   auto list_json = std::make_shared<bool>(false);
   auto* list = catalog->add_subcommand("list", "List every system and model");

@@ -1,7 +1,6 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
-
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -50,7 +49,8 @@ std::vector<std::string> assumptions_of(const Catalog& cat, const Scenario& sc) 
       if (f.provenance.assumption) out.push_back(id + " " + f.path + " = " + f.text);
     if (chips.insert(s->chip_id).second)
       for (const auto& f : s->chip->fields)
-        if (f.provenance.assumption) out.push_back("chip " + s->chip_id + " " + f.path + " = " + f.text);
+        if (f.provenance.assumption)
+          out.push_back("chip " + s->chip_id + " " + f.path + " = " + f.text);
   }
   for (const auto& id : sc.models)
     for (const auto& f : cat.find_model(id)->fields)
@@ -78,21 +78,23 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
     return kExitInput;
   }
   std::vector<std::string> workloads;
-  std::size_t loads = 0;  // points per layout: concurrencies of closed loops plus rates of open loops
+  std::size_t loads =
+      0;  // points per layout: concurrencies of closed loops plus rates of open loops
   for (const auto& w : sc->workloads) {
     const auto& x = w.inferencex;
     std::vector<std::string> rates;
     for (double r : x.rates) rates.push_back(fmt::format("{:g}", r));
     const std::string arrivals =
         w.kind == WorkloadKind::poisson
-            ? fmt::format("open loop, Poisson at {} req/s, {} requests ({} warm-up)", join(rates), x.requests,
-                          x.warmup_requests)
+            ? fmt::format("open loop, Poisson at {} req/s, {} requests ({} warm-up)", join(rates),
+                          x.requests, x.warmup_requests)
             : std::string("InferenceX closed loop");
     loads += w.kind == WorkloadKind::poisson ? x.rates.size() : sc->concurrency.size();
     workloads.push_back(fmt::format(
         "{}: {}, ISL {} / OSL {} drawn from [{:g} L, L], MTP {}, weights {}", w.id, arrivals, x.isl,
         x.osl, x.range_ratio,
-        x.mtp ? (x.mtp_acceptance ? fmt::format("on (acceptance {:g})", *x.mtp_acceptance) : std::string("on (the system's acceptance)"))
+        x.mtp ? (x.mtp_acceptance ? fmt::format("on (acceptance {:g})", *x.mtp_acceptance)
+                                  : std::string("on (the system's acceptance)"))
               : std::string("off"),
         x.precision.value_or("the system's best")));
   }
@@ -104,44 +106,52 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
   if (as_json) {
     json layouts = json::array();
     for (const auto& l : sc->layouts.named)
-      layouts.push_back({{"name", l.name}, {"tp", l.tp}, {"ep", l.ep}, {"pp", l.pp}, {"dp_attention", l.dp_attention}});
+      layouts.push_back({{"name", l.name},
+                         {"tp", l.tp},
+                         {"ep", l.ep},
+                         {"pp", l.pp},
+                         {"dp_attention", l.dp_attention}});
     json wl = json::array();
     for (const auto& w : sc->workloads)
-      wl.push_back({{"id", w.id},
-                    {"kind", w.kind == WorkloadKind::poisson ? "poisson" : "inferencex"},
-                    {"rates_req_s", w.inferencex.rates},
-                    {"requests", w.inferencex.requests},
-                    {"warmup_requests", w.inferencex.warmup_requests},
-                    {"isl", w.inferencex.isl},
-                    {"osl", w.inferencex.osl},
-                    {"range_ratio", w.inferencex.range_ratio},
-                    {"mtp", w.inferencex.mtp},
-                    {"mtp_acceptance", w.inferencex.mtp_acceptance ? json(*w.inferencex.mtp_acceptance) : json(nullptr)},
-                    {"prompts_per_client", w.inferencex.prompts_per_client},
-                    {"warmup_per_client", w.inferencex.warmup_per_client},
-                    {"precision", w.inferencex.precision ? json(*w.inferencex.precision) : json(nullptr)}});
-    json j{{"file", path},
-           {"valid", true},
-           {"name", sc->name},
-           {"description", sc->description},
-           {"seed", sc->seed},
-           {"systems", sc->systems},
-           {"models", sc->models},
-           {"workloads", wl},
-           {"layouts", {{"replica_xpus", sc->layouts.replica_xpus}, {"named", layouts}}},
-           {"concurrency", sc->concurrency},
-           {"replicas", sc->replicas},
-           {"router", sc->router == RouterPolicy::round_robin ? "round_robin" : "least_outstanding"},
-           {"facility",
-            {{"pue", sc->facility.pue},
-             {"electricity_usd_per_kwh", sc->facility.electricity_price.value() * kJoulesPerKwh},
-             {"power_budget_w", sc->facility.power_budget ? json(sc->facility.power_budget->value()) : json(nullptr)}}},
-           {"output",
-            {{"db", sc->output.db ? json(*sc->output.db) : json(nullptr)},
-             {"json", sc->output.json ? json(*sc->output.json) : json(nullptr)},
-             {"plots", sc->output.plots ? json(*sc->output.plots) : json(nullptr)}}},
-           {"points_per_layout", points},
-           {"assumptions", assumed}};
+      wl.push_back(
+          {{"id", w.id},
+           {"kind", w.kind == WorkloadKind::poisson ? "poisson" : "inferencex"},
+           {"rates_req_s", w.inferencex.rates},
+           {"requests", w.inferencex.requests},
+           {"warmup_requests", w.inferencex.warmup_requests},
+           {"isl", w.inferencex.isl},
+           {"osl", w.inferencex.osl},
+           {"range_ratio", w.inferencex.range_ratio},
+           {"mtp", w.inferencex.mtp},
+           {"mtp_acceptance",
+            w.inferencex.mtp_acceptance ? json(*w.inferencex.mtp_acceptance) : json(nullptr)},
+           {"prompts_per_client", w.inferencex.prompts_per_client},
+           {"warmup_per_client", w.inferencex.warmup_per_client},
+           {"precision", w.inferencex.precision ? json(*w.inferencex.precision) : json(nullptr)}});
+    json j{
+        {"file", path},
+        {"valid", true},
+        {"name", sc->name},
+        {"description", sc->description},
+        {"seed", sc->seed},
+        {"systems", sc->systems},
+        {"models", sc->models},
+        {"workloads", wl},
+        {"layouts", {{"replica_xpus", sc->layouts.replica_xpus}, {"named", layouts}}},
+        {"concurrency", sc->concurrency},
+        {"replicas", sc->replicas},
+        {"router", sc->router == RouterPolicy::round_robin ? "round_robin" : "least_outstanding"},
+        {"facility",
+         {{"pue", sc->facility.pue},
+          {"electricity_usd_per_kwh", sc->facility.electricity_price.value() * kJoulesPerKwh},
+          {"power_budget_w",
+           sc->facility.power_budget ? json(sc->facility.power_budget->value()) : json(nullptr)}}},
+        {"output",
+         {{"db", sc->output.db ? json(*sc->output.db) : json(nullptr)},
+          {"json", sc->output.json ? json(*sc->output.json) : json(nullptr)},
+          {"plots", sc->output.plots ? json(*sc->output.plots) : json(nullptr)}}},
+        {"points_per_layout", points},
+        {"assumptions", assumed}};
     fmt::print("{}\n", j.dump(2));
     return kExitOk;
   }
@@ -154,7 +164,9 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
   for (std::size_t i = 0; i < workloads.size(); ++i)
     fmt::print("  {}{}\n", i == 0 ? "workloads    " : "             ", workloads[i]);
   if (sc->layouts.all_valid()) {
-    fmt::print("  layouts      every valid layout (no pipeline) of one compute tray and of 8 XPUs, per system and model\n");
+    fmt::print(
+        "  layouts      every valid layout (no pipeline) of one compute tray and of 8 XPUs, per "
+        "system and model\n");
   } else {
     if (!sc->layouts.replica_xpus.empty()) {
       std::vector<std::string> r;
@@ -163,22 +175,26 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
     }
     for (const auto& l : sc->layouts.named) fmt::print("  layout       {}\n", layout_text(l));
   }
-  if (!conc.empty()) fmt::print("  concurrency  {} ({})\n", join(conc), plural(conc.size(), "point"));
+  if (!conc.empty())
+    fmt::print("  concurrency  {} ({})\n", join(conc), plural(conc.size(), "point"));
   fmt::print("  replicas     {} per point, routed {}\n", sc->replicas,
              sc->router == RouterPolicy::round_robin ? "round robin" : "to the least outstanding");
-  fmt::print("  facility     PUE {:g}{}, electricity {}{}{}\n", sc->facility.pue,
-             sc->facility.pue_given ? "" : " (default)", format(sc->facility.electricity_price),
-             sc->facility.price_given ? "" : " (default)",
-             sc->facility.power_budget ? ", IT power budget " + format(*sc->facility.power_budget) : "");
+  fmt::print(
+      "  facility     PUE {:g}{}, electricity {}{}{}\n", sc->facility.pue,
+      sc->facility.pue_given ? "" : " (default)", format(sc->facility.electricity_price),
+      sc->facility.price_given ? "" : " (default)",
+      sc->facility.power_budget ? ", IT power budget " + format(*sc->facility.power_budget) : "");
   if (sc->output.db) fmt::print("  database     {}\n", *sc->output.db);
   if (sc->output.json) fmt::print("  json         {}\n", *sc->output.json);
   if (sc->output.plots) fmt::print("  plots        {}\n", *sc->output.plots);
   fmt::print("  sweep        {} x {} x {} = {} per layout\n", plural(sc->systems.size(), "system"),
-             plural(sc->models.size(), "model"), plural(loads, "load (concurrency or rate)", "loads (concurrencies and rates)"),
+             plural(sc->models.size(), "model"),
+             plural(loads, "load (concurrency or rate)", "loads (concurrencies and rates)"),
              plural(points, "point"));
-  fmt::print("  assumptions  the selected systems, chips and models rest on {} catalog assumptions "
-             "('racktwin catalog show ID' lists them with reasons)\n",
-             assumed.size());
+  fmt::print(
+      "  assumptions  the selected systems, chips and models rest on {} catalog assumptions "
+      "('racktwin catalog show ID' lists them with reasons)\n",
+      assumed.size());
   return kExitOk;
 }
 
@@ -187,10 +203,13 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
 void add_check_command(CLI::App& app, Commands& out) {
   auto as_json = std::make_shared<bool>(false);
   auto path = std::make_shared<std::string>();
-  auto* check = app.add_subcommand("check", "Validate a scenario file; print a summary or every error");
+  auto* check =
+      app.add_subcommand("check", "Validate a scenario file; print a summary or every error");
   check->add_option("SCENARIO", *path, "Scenario YAML file")->required();
   check->add_flag("--json", *as_json, "Machine-readable output");
-  out.push_back({check, [path, as_json](const Catalog& cat) { return check_scenario(cat, *path, *as_json); }});
+  out.push_back({check, [path, as_json](const Catalog& cat) {
+                   return check_scenario(cat, *path, *as_json);
+                 }});
 }
 
 }  // namespace racktwin::cli

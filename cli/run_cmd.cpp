@@ -31,13 +31,14 @@ struct RunArgs {
 // The layouts a sweep tries for one system and model: the scenario's named layouts, plus every
 // valid layout (pipeline depth 1) of the scenario's replica sizes, by default the compute tray and
 // 8 XPUs.
-std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const System& s, const Model& m,
-                                  const std::string& precision, double min_tokens) {
+std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const System& s,
+                                  const Model& m, const std::string& precision, double min_tokens) {
   std::vector<Layout> out = sc.layouts.named;
   std::vector<int> sizes = sc.layouts.replica_xpus;
   if (sc.layouts.all_valid()) {
     for (int n : {s.compute_tray.xpus, 8})
-      if (n <= s.domain_xpus && std::find(sizes.begin(), sizes.end(), n) == sizes.end()) sizes.push_back(n);
+      if (n <= s.domain_xpus && std::find(sizes.begin(), sizes.end(), n) == sizes.end())
+        sizes.push_back(n);
   }
   if (!sizes.empty()) {
     perf::LayoutQuery q;
@@ -59,7 +60,9 @@ std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const 
   return unique;
 }
 
-std::string fmt_num(double x, int digits = 0) { return fmt::format("{:.{}f}", x, digits); }
+std::string fmt_num(double x, int digits = 0) {
+  return fmt::format("{:.{}f}", x, digits);
+}
 
 int run_scenario(const Catalog& cat, const RunArgs& a) {
   auto sc = load_scenario_file(a.path, cat);
@@ -70,8 +73,10 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
   for (const auto& w : sc->workloads) {
     if (w.inferencex.mtp) {
       fmt::print(stderr,
-                 "racktwin run: workload '{}' asks for MTP / speculative decoding, which the serving simulation "
-                 "does not model yet (the step model does: 'racktwin perf --draft N --acceptance A'); set mtp: false\n",
+                 "racktwin run: workload '{}' asks for MTP / speculative decoding, which the "
+                 "serving simulation "
+                 "does not model yet (the step model does: 'racktwin perf --draft N --acceptance "
+                 "A'); set mtp: false\n",
                  w.id);
       return kExitInput;
     }
@@ -82,13 +87,16 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
     const System& s = *cat.find_system(sid);
     const EfficiencyPrior* prior = cat.efficiency_prior_for(sid);
     if (prior == nullptr) {
-      fmt::print(stderr, "racktwin: no efficiency prior for {} and no 'default' prior in the catalog\n", sid);
+      fmt::print(stderr,
+                 "racktwin: no efficiency prior for {} and no 'default' prior in the catalog\n",
+                 sid);
       return kExitInput;
     }
     for (const auto& mid : sc->models) {
       const Model& m = *cat.find_model(mid);
       for (const auto& w : sc->workloads) {
-        const std::string precision = w.inferencex.precision.value_or(perf::best_precision(m, s, cat));
+        const std::string precision =
+            w.inferencex.precision.value_or(perf::best_precision(m, s, cat));
         const double min_tokens = w.inferencex.isl + w.inferencex.osl;
         // Closed loop: one point per concurrency; open loop: one per rate.
         std::vector<std::pair<int, double>> loads;
@@ -111,8 +119,11 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
             p.rate = rate;
             p.replicas = sc->replicas;
             p.router = sc->router;
-            const std::string load = w.kind == WorkloadKind::poisson ? fmt::format("rate{:.17g}", rate) : std::to_string(c);
-            p.seed = sim::stream_seed(seed, sid + "/" + mid + "/" + w.id + "/" + l.label() + "/" + load);
+            const std::string load = w.kind == WorkloadKind::poisson
+                                         ? fmt::format("rate{:.17g}", rate)
+                                         : std::to_string(c);
+            p.seed =
+                sim::stream_seed(seed, sid + "/" + mid + "/" + w.id + "/" + l.label() + "/" + load);
             p.efficiency = prior->values;
             p.facility = sc->facility;
             specs.push_back(p);
@@ -131,12 +142,14 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
 
   // Per system and model: the best over layouts and concurrencies, as the published comparison.
   struct Row {
-    double peak_tps = 0, peak_rated_kw = 0, peak_allin_mw = 0, min_tbt = 1e30, min_e2e = 1e30, ttft_at_min_e2e = 0;
+    double peak_tps = 0, peak_rated_kw = 0, peak_allin_mw = 0, min_tbt = 1e30, min_e2e = 1e30,
+           ttft_at_min_e2e = 0;
     std::string best_layout;
     bool allin_computed = false;
     int points = 0, failed = 0;
   };
-  std::map<std::tuple<std::string, std::string, std::string>, Row> rows;  // (workload, model, system)
+  std::map<std::tuple<std::string, std::string, std::string>, Row>
+      rows;  // (workload, model, system)
   for (const auto& r : *results) {
     Row& row = rows[{r.spec.workload_id, r.spec.model->id, r.spec.system->id}];
     if (!r.error.empty()) {
@@ -178,9 +191,21 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                      {"max_kv_used_tokens", r.max_kv_used},
                      {"total_tps_per_xpu", r.total_tps_per_xpu},
                      {"output_tps_per_xpu", r.output_tps_per_xpu},
-                     {"ttft_s", {{"mean", r.ttft.mean}, {"median", r.ttft.median}, {"p90", r.ttft.p90}, {"p99", r.ttft.p99}}},
-                     {"tpot_s", {{"mean", r.tpot.mean}, {"median", r.tpot.median}, {"p90", r.tpot.p90}, {"p99", r.tpot.p99}}},
-                     {"e2e_s", {{"mean", r.e2e.mean}, {"median", r.e2e.median}, {"p90", r.e2e.p90}, {"p99", r.e2e.p99}}},
+                     {"ttft_s",
+                      {{"mean", r.ttft.mean},
+                       {"median", r.ttft.median},
+                       {"p90", r.ttft.p90},
+                       {"p99", r.ttft.p99}}},
+                     {"tpot_s",
+                      {{"mean", r.tpot.mean},
+                       {"median", r.tpot.median},
+                       {"p90", r.tpot.p90},
+                       {"p99", r.tpot.p99}}},
+                     {"e2e_s",
+                      {{"mean", r.e2e.mean},
+                       {"median", r.e2e.median},
+                       {"p90", r.e2e.p90},
+                       {"p99", r.e2e.p99}}},
                      {"interactivity_tok_s_user", r.interactivity},
                      {"e2e_normalised_interactivity", r.e2e_norm_interactivity},
                      {"mean_concurrency", r.mean_concurrency},
@@ -205,17 +230,21 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
           done.push_back(s.completed);
           power.push_back(s.xpu_power_w);
         }
-        pts.back()["timeseries_1s"] = {{"output_tokens", out}, {"prefill_tokens", pre}, {"completed", done},
+        pts.back()["timeseries_1s"] = {{"output_tokens", out},
+                                       {"prefill_tokens", pre},
+                                       {"completed", done},
                                        {"xpu_power_w", power}};
       }
     }
     // The Pareto envelope of total tokens/s per XPU against interactivity, per system, model and
     // workload, over layouts and loads.
-    std::map<std::tuple<std::string, std::string, std::string>, std::vector<sim::CurvePoint>> curves;
+    std::map<std::tuple<std::string, std::string, std::string>, std::vector<sim::CurvePoint>>
+        curves;
     for (std::size_t i = 0; i < results->size(); ++i) {
       const auto& r = (*results)[i];
       if (r.error.empty())
-        curves[{r.spec.system->id, r.spec.model->id, r.spec.workload_id}].push_back({r.interactivity, r.total_tps_per_xpu, i});
+        curves[{r.spec.system->id, r.spec.model->id, r.spec.workload_id}].push_back(
+            {r.interactivity, r.total_tps_per_xpu, i});
     }
     json envs = json::array();
     for (const auto& [key, pts_] : curves) {
@@ -226,40 +255,48 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                      {"layout", (*results)[c.index].spec.layout.label()},
                      {"concurrency", (*results)[c.index].spec.concurrency},
                      {"rate_req_s", (*results)[c.index].spec.rate}});
-      envs.push_back({{"system", std::get<0>(key)}, {"model", std::get<1>(key)}, {"workload", std::get<2>(key)},
+      envs.push_back({{"system", std::get<0>(key)},
+                      {"model", std::get<1>(key)},
+                      {"workload", std::get<2>(key)},
                       {"envelope", e}});
     }
     json j{{"racktwin", kVersion}, {"commit", kGitCommit}, {"scenario", sc->name}, {"file", a.path},
-           {"seed", seed}, {"points", pts}, {"pareto", envs}};
+           {"seed", seed},         {"points", pts},        {"pareto", envs}};
     fmt::print("{}\n", j.dump(2));
     return kExitOk;
   }
 
-  fmt::print("racktwin {} (commit {}): scenario '{}', seed {}, {} points simulated\n", kVersion, kGitCommit, sc->name,
-             seed, results->size());
-  fmt::print("Efficiencies are uncalibrated priors; the numbers show the model's shape, not yet published values.\n\n");
+  fmt::print("racktwin {} (commit {}): scenario '{}', seed {}, {} points simulated\n", kVersion,
+             kGitCommit, sc->name, seed, results->size());
+  fmt::print(
+      "Efficiencies are uncalibrated priors; the numbers show the model's shape, not yet published "
+      "values.\n\n");
   const std::string baseline = sc->systems.front();
   for (const auto& w : sc->workloads) {
-  for (const auto& mid : sc->models) {
-    Table t({"system", "peak tok/s/XPU", "best layout", "peak tok/s per rated kW", "x " + baseline,
-             "peak tok/s per all-in MW", "min TBT ms", "min E2E s", "x " + baseline, "TTFT s at min E2E"});
-    const std::tuple<std::string, std::string, std::string> base_key{w.id, mid, baseline};
-    const Row* base = rows.contains(base_key) ? &rows.at(base_key) : nullptr;
-    for (const auto& sid : sc->systems) {
-      auto it = rows.find({w.id, mid, sid});
-      if (it == rows.end() || it->second.points == 0) {
-        t.add({sid, "no layout fits"});
-        continue;
+    for (const auto& mid : sc->models) {
+      Table t({"system", "peak tok/s/XPU", "best layout", "peak tok/s per rated kW",
+               "x " + baseline, "peak tok/s per all-in MW", "min TBT ms", "min E2E s",
+               "x " + baseline, "TTFT s at min E2E"});
+      const std::tuple<std::string, std::string, std::string> base_key{w.id, mid, baseline};
+      const Row* base = rows.contains(base_key) ? &rows.at(base_key) : nullptr;
+      for (const auto& sid : sc->systems) {
+        auto it = rows.find({w.id, mid, sid});
+        if (it == rows.end() || it->second.points == 0) {
+          t.add({sid, "no layout fits"});
+          continue;
+        }
+        const Row& r = it->second;
+        auto ratio = [](double x, double y) {
+          return y > 0 ? fmt::format("{:.2f}", x / y) : std::string("-");
+        };
+        t.add({sid, fmt_num(r.peak_tps), r.best_layout, fmt_num(r.peak_rated_kw),
+               base ? ratio(r.peak_rated_kw, base->peak_rated_kw) : "-",
+               fmt_num(r.peak_allin_mw) + (r.allin_computed ? " (computed)" : ""),
+               fmt_num(r.min_tbt * 1e3, 2), fmt_num(r.min_e2e, 2),
+               base ? ratio(r.min_e2e, base->min_e2e) : "-", fmt_num(r.ttft_at_min_e2e, 3)});
       }
-      const Row& r = it->second;
-      auto ratio = [](double x, double y) { return y > 0 ? fmt::format("{:.2f}", x / y) : std::string("-"); };
-      t.add({sid, fmt_num(r.peak_tps), r.best_layout, fmt_num(r.peak_rated_kw),
-             base ? ratio(r.peak_rated_kw, base->peak_rated_kw) : "-",
-             fmt_num(r.peak_allin_mw) + (r.allin_computed ? " (computed)" : ""), fmt_num(r.min_tbt * 1e3, 2),
-             fmt_num(r.min_e2e, 2), base ? ratio(r.min_e2e, base->min_e2e) : "-", fmt_num(r.ttft_at_min_e2e, 3)});
+      fmt::print("{} / {}\n{}\n", mid, w.id, t.render({1, 3, 4, 5, 6, 7, 8, 9}));
     }
-    fmt::print("{} / {}\n{}\n", mid, w.id, t.render({1, 3, 4, 5, 6, 7, 8, 9}));
-  }
   }
   int failed = 0;
   for (const auto& r : *results) failed += r.error.empty() ? 0 : 1;
@@ -271,13 +308,16 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
 
 void add_run_command(CLI::App& app, Commands& out) {
   auto a = std::make_shared<RunArgs>();
-  auto* run = app.add_subcommand("run", "Run a scenario's sweep through the serving simulation and compare systems");
+  auto* run = app.add_subcommand(
+      "run", "Run a scenario's sweep through the serving simulation and compare systems");
   run->add_option("SCENARIO", a->path, "Scenario YAML file")->required();
   run->add_option("--seed", a->seed, "Master seed (default: the scenario's)");
   run->add_flag("--json", a->json, "Every point's metrics, machine-readable");
-  run->add_flag("--no-fuse", a->no_fuse, "Simulate every decode iteration on its own (slower; same results)");
+  run->add_flag("--no-fuse", a->no_fuse,
+                "Simulate every decode iteration on its own (slower; same results)");
   auto* json_flag = run->get_option("--json");
-  run->add_flag("--timeseries", a->timeseries, "With --json: each point's one-second series (tokens, completions, power)")
+  run->add_flag("--timeseries", a->timeseries,
+                "With --json: each point's one-second series (tokens, completions, power)")
       ->needs(json_flag);
   out.push_back({run, [a](const Catalog& cat) { return run_scenario(cat, *a); }});
 }

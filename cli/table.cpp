@@ -6,8 +6,8 @@ namespace racktwin::cli {
 namespace {
 // Display width of UTF-8 text: count code points, not bytes.
 std::size_t width(const std::string& s) {
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 }  // namespace
 

@@ -6,9 +6,12 @@ namespace racktwin {
 
 std::string to_string(ComputeClass c) {
   switch (c) {
-    case ComputeClass::fp4: return "fp4";
-    case ComputeClass::fp8: return "fp8";
-    case ComputeClass::bf16: return "bf16";
+    case ComputeClass::fp4:
+      return "fp4";
+    case ComputeClass::fp8:
+      return "fp8";
+    case ComputeClass::bf16:
+      return "bf16";
   }
   return "?";
 }
@@ -26,14 +29,19 @@ std::string to_string(ScaleUpTopology t) {
 
 std::string to_string(HostPlacement p) {
   switch (p) {
-    case HostPlacement::separate_rack: return "separate_rack";
-    case HostPlacement::in_compute_tray: return "in_compute_tray";
-    case HostPlacement::in_server: return "in_server";
+    case HostPlacement::separate_rack:
+      return "separate_rack";
+    case HostPlacement::in_compute_tray:
+      return "in_compute_tray";
+    case HostPlacement::in_server:
+      return "in_server";
   }
   return "?";
 }
 
-std::string to_string(AttentionKind k) { return k == AttentionKind::gqa ? "gqa" : "mla"; }
+std::string to_string(AttentionKind k) {
+  return k == AttentionKind::gqa ? "gqa" : "mla";
+}
 
 int System::racks_per_domain() const {
   const int per_rack = xpus_per_rack();
@@ -43,9 +51,12 @@ int System::racks_per_domain() const {
 
 int System::host_parts_per_compute_tray() const {
   switch (host.placement) {
-    case HostPlacement::separate_rack: return host.per_compute_tray;
-    case HostPlacement::in_compute_tray: return std::max(host.cpus, 1);
-    case HostPlacement::in_server: return 1;
+    case HostPlacement::separate_rack:
+      return host.per_compute_tray;
+    case HostPlacement::in_compute_tray:
+      return std::max(host.cpus, 1);
+    case HostPlacement::in_server:
+      return 1;
   }
   return 1;
 }

@@ -87,13 +87,13 @@ std::string to_string(HostPlacement p);
 struct ComputeTray {
   std::string name;  // "Vindaloo", "GB200 compute tray", "HGX B200 baseboard"
   int xpus = 0;
-  int cpus = 0;      // CPUs inside the compute tray (Grace on NVL72); 0 if hosts are separate
+  int cpus = 0;  // CPUs inside the compute tray (Grace on NVL72); 0 if hosts are separate
 };
 
 struct SwitchTrays {
-  std::string name;     // "Chana", "NVLink switch tray"; empty when there are none
-  int per_rack = 0;     // 0 for a direct mesh or an on-board switch
-  std::string asic;     // "Broadcom Tomahawk 6"
+  std::string name;  // "Chana", "NVLink switch tray"; empty when there are none
+  int per_rack = 0;  // 0 for a direct mesh or an on-board switch
+  std::string asic;  // "Broadcom Tomahawk 6"
   int asics_per_tray = 0;
   BytesPerSecond asic_bandwidth;  // switching capacity per ASIC
   int local_domain_trays = 0;     // trays serving the rack-local domain
@@ -103,11 +103,11 @@ struct SwitchTrays {
 struct HostSpec {
   std::string name;  // "Katsu", "Grace", "x86 host"
   HostPlacement placement = HostPlacement::in_server;
-  int per_compute_tray = 1;   // host trays per compute tray (separate_rack)
-  int trays_per_rack = 0;     // host trays per host rack (separate_rack)
-  int cpus = 0;               // CPUs per host tray / server
+  int per_compute_tray = 1;  // host trays per compute tray (separate_rack)
+  int trays_per_rack = 0;    // host trays per host rack (separate_rack)
+  int cpus = 0;              // CPUs per host tray / server
   std::string cpu_model;
-  Bytes dram;                        // per host tray / server
+  Bytes dram;                             // per host tray / server
   BytesPerSecond link_bandwidth_per_xpu;  // host <-> XPU, per direction
 };
 
@@ -122,15 +122,15 @@ struct PowerFigures {
 
   // Component figures: DC loads at the point of use, before conversion losses. Mostly catalog
   // assumptions chosen so that the parts add up to the published figures above (docs/power.md).
-  std::optional<Watts> xpu_idle;               // XPU package power with no compute or memory activity
-  std::optional<double> xpu_memory_share;      // share of the XPU's dynamic power driven by memory
-                                               // activity, in [0, 1]; the rest follows compute
+  std::optional<Watts> xpu_idle;           // XPU package power with no compute or memory activity
+  std::optional<double> xpu_memory_share;  // share of the XPU's dynamic power driven by memory
+                                           // activity, in [0, 1]; the rest follows compute
   std::optional<Watts> compute_tray_overhead;  // per compute tray beyond its XPUs and hosts (NICs,
                                                // DPUs, on-board switches, fans, management), rated
   std::optional<Watts> switch_tray;            // per scale-up switch tray, rated
   std::optional<Watts> host;                   // per host part as the topology builds it (a host
-                                               // tray, a CPU in a compute tray, a server's host), rated
-  std::optional<Watts> host_production;        // the same as drawn in production, where known
+                              // tray, a CPU in a compute tray, a server's host), rated
+  std::optional<Watts> host_production;  // the same as drawn in production, where known
 };
 
 struct ServingStack {
@@ -155,7 +155,8 @@ struct System {
   BytesPerSecond scale_out_bandwidth_per_xpu;
   Seconds scale_out_latency;
   PowerFigures power;
-  std::optional<UsdPerSecond> tco_per_xpu;  // all-in cost of ownership per XPU-hour, where published
+  std::optional<UsdPerSecond>
+      tco_per_xpu;  // all-in cost of ownership per XPU-hour, where published
   ServingStack serving;
   std::string status;  // availability / schedule, free text
   FieldRecords fields;

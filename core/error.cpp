@@ -66,7 +66,8 @@ std::string nearest(std::string_view word, const std::vector<std::string>& candi
   const std::size_t limit = std::max<std::size_t>(2, std::max(word.size(), best.size()) / 3);
   if (!best.empty() && best_d <= limit) return best;
   for (const auto& c : candidates)
-    if (!word.empty() && (c.find(word) != std::string::npos || word.find(c) != std::string_view::npos))
+    if (!word.empty() &&
+        (c.find(word) != std::string::npos || word.find(c) != std::string_view::npos))
       return c;
   return {};
 }

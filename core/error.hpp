@@ -16,10 +16,11 @@ struct SourceLocation {
   int column = 0;
 };
 
-// One problem in an input: where, which key path, what was wrong (and what was expected), and a hint.
+// One problem in an input: where, which key path, what was wrong (and what was expected), and a
+// hint.
 struct Diagnostic {
   SourceLocation where;
-  std::string path;     // key path such as "systems[2].chip.hbm_bandwidth"; empty for the whole file
+  std::string path;  // key path such as "systems[2].chip.hbm_bandwidth"; empty for the whole file
   std::string message;  // what was wrong and what was expected
   std::string hint;     // what to do about it; may be empty
 

@@ -14,8 +14,8 @@
 
 namespace racktwin {
 
-// InferenceX fixed-length closed-loop workload: C clients, prompts_per_client x C prompts, the first
-// warmup_per_client x C requests excluded from the metrics; ISL and OSL each uniform in
+// InferenceX fixed-length closed-loop workload: C clients, prompts_per_client x C prompts, the
+// first warmup_per_client x C requests excluded from the metrics; ISL and OSL each uniform in
 // [range_ratio x L, L]; generation ignores EOS; random prompts, so no prefix-cache hits.
 struct InferenceXWorkload {
   int isl = 0;
@@ -46,10 +46,10 @@ struct Workload {
 
 // A parallel layout of one model replica.
 struct Layout {
-  std::string name;  // optional label
-  int tp = 1;        // tensor parallel degree
-  int ep = 1;        // expert parallel degree (MoE), within the replica
-  int pp = 1;        // pipeline stages
+  std::string name;           // optional label
+  int tp = 1;                 // tensor parallel degree
+  int ep = 1;                 // expert parallel degree (MoE), within the replica
+  int pp = 1;                 // pipeline stages
   bool dp_attention = false;  // attention data-parallel across the TP ranks (MLA models)
   int xpus() const { return tp * pp; }
   // "tp8", "tp8-ep8-dpa", "tp4-pp2": the name used when none is given.

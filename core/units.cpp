@@ -45,13 +45,8 @@ struct Prefix {
   std::string_view symbol;
   double factor;
 };
-constexpr std::array<Prefix, 7> kBigPrefixes{{{"k", 1e3},
-                                              {"K", 1e3},
-                                              {"M", 1e6},
-                                              {"G", 1e9},
-                                              {"T", 1e12},
-                                              {"P", 1e15},
-                                              {"E", 1e18}}};
+constexpr std::array<Prefix, 7> kBigPrefixes{
+    {{"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}, {"E", 1e18}}};
 constexpr std::array<Prefix, 5> kSmallPrefixes{
     {{"m", 1e-3}, {"u", 1e-6}, {"\xC2\xB5", 1e-6}, {"n", 1e-9}, {"p", 1e-12}}};
 constexpr std::array<Prefix, 6> kBinaryPrefixes{{{"Ki", 1024.0},
@@ -143,22 +138,24 @@ std::optional<std::pair<double, std::string_view>> read_number(std::string_view 
   return std::make_pair(v, body.substr(static_cast<std::size_t>(ptr - body.data())));
 }
 
-std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quote(std::string_view s) {
+  return "'" + std::string(s) + "'";
+}
 
 }  // namespace
 
 std::string dimension_name(const Dimension& d) {
   if (const auto* n = find_named(d)) return n->name;
   char buf[160];
-  std::snprintf(buf, sizeof buf,
-                "quantity of dimension [s^%d J^%d B^%d FLOP^%d tok^%d $^%d]", d.time, d.energy,
-                d.data, d.flop, d.tokens, d.money);
+  std::snprintf(buf, sizeof buf, "quantity of dimension [s^%d J^%d B^%d FLOP^%d tok^%d $^%d]",
+                d.time, d.energy, d.data, d.flop, d.tokens, d.money);
   return buf;
 }
 
 std::string a_dimension(const Dimension& d) {
   const std::string n = dimension_name(d);
-  const bool vowel = !n.empty() && std::string_view("aeiou").find(n.front()) != std::string_view::npos;
+  const bool vowel =
+      !n.empty() && std::string_view("aeiou").find(n.front()) != std::string_view::npos;
   return (vowel ? "an " : "a ") + n;
 }
 
@@ -180,7 +177,8 @@ std::expected<ParsedQuantity, std::string> parse_quantity(std::string_view text)
     if (!rest.empty() && rest.front() != '/') {
       const std::size_t slash = rest.find('/');
       const std::string_view scale = trim(rest.substr(0, slash));
-      static constexpr std::array<Prefix, 4> kMoney{{{"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"B", 1e9}}};
+      static constexpr std::array<Prefix, 4> kMoney{
+          {{"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"B", 1e9}}};
       auto f = match_prefix(scale, kMoney);
       if (!f)
         return std::unexpected("unknown money scale " + quote(scale) + " in " + quote(s) +
@@ -233,7 +231,8 @@ std::expected<double, std::string> parse_si(std::string_view text, const Dimensi
   if (!(q->dimension == expected)) {
     if (q->dimension.dimensionless())
       return std::unexpected(want + ", but " + quote(trim(text)) + " has no unit");
-    return std::unexpected(want + ", but " + quote(trim(text)) + " is " + a_dimension(q->dimension));
+    return std::unexpected(want + ", but " + quote(trim(text)) + " is " +
+                           a_dimension(q->dimension));
   }
   return q->base_value;
 }
@@ -255,9 +254,12 @@ std::string format_quantity(double base_value, const Dimension& d, int significa
   }
   if (d == Dimension{.money = 1}) {
     const double mag = std::fabs(base_value);
-    if (mag >= 1e9) std::snprintf(buf, sizeof buf, "$%.*gB", significant, base_value / 1e9);
-    else if (mag >= 1e6) std::snprintf(buf, sizeof buf, "$%.*gM", significant, base_value / 1e6);
-    else std::snprintf(buf, sizeof buf, "$%.*f", 2, base_value);
+    if (mag >= 1e9)
+      std::snprintf(buf, sizeof buf, "$%.*gB", significant, base_value / 1e9);
+    else if (mag >= 1e6)
+      std::snprintf(buf, sizeof buf, "$%.*gM", significant, base_value / 1e6);
+    else
+      std::snprintf(buf, sizeof buf, "$%.*f", 2, base_value);
     return buf;
   }
   const std::string symbol = n->symbol;
@@ -270,16 +272,16 @@ std::string format_quantity(double base_value, const Dimension& d, int significa
     const char* p;
   };
   static constexpr std::array<Scale, 11> kScales{{{1e18, "E"},
-                                                 {1e15, "P"},
-                                                 {1e12, "T"},
-                                                 {1e9, "G"},
-                                                 {1e6, "M"},
-                                                 {1e3, "k"},
-                                                 {1.0, ""},
-                                                 {1e-3, "m"},
-                                                 {1e-6, "u"},
-                                                 {1e-9, "n"},
-                                                 {1e-12, "p"}}};
+                                                  {1e15, "P"},
+                                                  {1e12, "T"},
+                                                  {1e9, "G"},
+                                                  {1e6, "M"},
+                                                  {1e3, "k"},
+                                                  {1.0, ""},
+                                                  {1e-3, "m"},
+                                                  {1e-6, "u"},
+                                                  {1e-9, "n"},
+                                                  {1e-12, "p"}}};
   const bool allow_small = (d == Dimension{.time = 1}) || (d == Dimension{.time = -1, .energy = 1});
   const double mag = std::fabs(base_value);
   const Scale* chosen = &kScales[6];

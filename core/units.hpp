@@ -5,10 +5,12 @@
 // Contract:
 // - Every quantity is stored as a double in SI base units: seconds, joules, bytes, floating-point
 //   operations, tokens, US dollars. Watts are joules per second; a bandwidth is bytes per second.
-// - The dimension is part of the type: Watts * Seconds is Joules, Bytes / BytesPerSecond is Seconds,
+// - The dimension is part of the type: Watts * Seconds is Joules, Bytes / BytesPerSecond is
+// Seconds,
 //   and adding Watts to Joules does not compile. A ratio of equal dimensions is a plain double.
 // - Parsing never throws: it returns std::expected with a message that says what was expected.
-// - SI prefixes (k or K, M, G, T, P, E; m, u or \u00b5, n, p) are powers of ten; Ki, Mi, Gi, Ti, Pi,
+// - SI prefixes (k or K, M, G, T, P, E; m, u or \u00b5, n, p) are powers of ten; Ki, Mi, Gi, Ti,
+// Pi,
 //   Ei are powers of two (bytes and bits only). "B" is a byte and "b" a bit (8 bits = 1 byte).
 //   Negative values parse; callers that need a non-negative quantity check it.
 
@@ -40,7 +42,8 @@ struct Dimension {
   constexpr bool dimensionless() const { return *this == Dimension{}; }
 };
 
-// What a dimension is called in messages ("power", "bandwidth", ...), and an example of a valid string.
+// What a dimension is called in messages ("power", "bandwidth", ...), and an example of a valid
+// string.
 std::string dimension_name(const Dimension& d);
 // The name with its indefinite article: "a power", "an energy price".
 std::string a_dimension(const Dimension& d);
@@ -122,12 +125,22 @@ using UsdPerJoule = Quantity<0, -1, 0, 0, 0, 1>;  // an energy price; see usd_pe
 using UsdPerSecond = Quantity<-1, 0, 0, 0, 0, 1>;
 
 // Convenience constructors in the units people write.
-constexpr Watts watts(double w) { return Watts(w); }
-constexpr Watts kilowatts(double kw) { return Watts(kw * 1e3); }
-constexpr Seconds seconds(double s) { return Seconds(s); }
-constexpr Bytes bytes(double b) { return Bytes(b); }
+constexpr Watts watts(double w) {
+  return Watts(w);
+}
+constexpr Watts kilowatts(double kw) {
+  return Watts(kw * 1e3);
+}
+constexpr Seconds seconds(double s) {
+  return Seconds(s);
+}
+constexpr Bytes bytes(double b) {
+  return Bytes(b);
+}
 constexpr double kJoulesPerKwh = 3.6e6;
-constexpr UsdPerJoule usd_per_kwh(double p) { return UsdPerJoule(p / kJoulesPerKwh); }
+constexpr UsdPerJoule usd_per_kwh(double p) {
+  return UsdPerJoule(p / kJoulesPerKwh);
+}
 
 // A parsed string whose dimension is known only at run time.
 struct ParsedQuantity {

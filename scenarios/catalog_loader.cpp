@@ -40,10 +40,9 @@ class EntryFields {
 
   // Reads `key` as a sourced value; `convert(node, path)` turns the value node into T.
   template <class T>
-  std::optional<T> read(MapReader& m, std::string_view key, bool required,
-                        std::string_view expected,
-                        const std::function<std::optional<T>(const YAML::Node&, const std::string&)>&
-                            convert) {
+  std::optional<T> read(
+      MapReader& m, std::string_view key, bool required, std::string_view expected,
+      const std::function<std::optional<T>(const YAML::Node&, const std::string&)>& convert) {
     if (!m.has(key)) {
       if (required) m.missing(key, expected);
       return std::nullopt;
@@ -98,10 +97,10 @@ class EntryFields {
   std::optional<Q> quantity(MapReader& m, std::string_view key, bool required) {
     const std::string expected =
         a_dimension(Q::kDimension) + " such as " + dimension_example(Q::kDimension);
-    auto v = read<double>(m, key, required, expected,
-                          [&](const YAML::Node& n, const std::string& p) {
-                            return yaml::read_quantity(ctx_, n, p, Q::kDimension);
-                          });
+    auto v =
+        read<double>(m, key, required, expected, [&](const YAML::Node& n, const std::string& p) {
+          return yaml::read_quantity(ctx_, n, p, Q::kDimension);
+        });
     if (!v) return std::nullopt;
     return Q(*v);
   }
@@ -117,10 +116,9 @@ class EntryFields {
   }
 
   std::optional<double> count(MapReader& m, std::string_view key, bool required) {
-    return read<double>(m, key, required, "a count such as '671B'",
-                        [&](const YAML::Node& n, const std::string& p) {
-                          return yaml::read_count(ctx_, n, p);
-                        });
+    return read<double>(
+        m, key, required, "a count such as '671B'",
+        [&](const YAML::Node& n, const std::string& p) { return yaml::read_count(ctx_, n, p); });
   }
 
   std::optional<double> number(MapReader& m, std::string_view key, bool required, double min,
@@ -176,8 +174,9 @@ struct Loader {
     const std::string key = kind + ":" + id;
     auto [it, inserted] = first_seen.emplace(key, ctx.location(at));
     if (!inserted) {
-      ctx.error(at, path, kind + " id '" + id + "' is defined twice (first at " +
-                              it->second.file + ":" + std::to_string(it->second.line) + ")",
+      ctx.error(at, path,
+                kind + " id '" + id + "' is defined twice (first at " + it->second.file + ":" +
+                    std::to_string(it->second.line) + ")",
                 "ids must be unique across the catalog");
       return false;
     }
@@ -229,10 +228,13 @@ void Loader::read_file(const std::string& file) {
                 "a catalog file holds lists under sources, formats, chips, systems or models");
     } else {
       MapReader top(ctx, *root, "");
-      each_entry(ctx, top, "sources", [&](const auto& n, const auto& p) { read_source(ctx, n, p); });
-      each_entry(ctx, top, "formats", [&](const auto& n, const auto& p) { read_format(ctx, n, p); });
+      each_entry(ctx, top, "sources",
+                 [&](const auto& n, const auto& p) { read_source(ctx, n, p); });
+      each_entry(ctx, top, "formats",
+                 [&](const auto& n, const auto& p) { read_format(ctx, n, p); });
       each_entry(ctx, top, "chips", [&](const auto& n, const auto& p) { read_chip(ctx, n, p); });
-      each_entry(ctx, top, "systems", [&](const auto& n, const auto& p) { read_system(ctx, n, p); });
+      each_entry(ctx, top, "systems",
+                 [&](const auto& n, const auto& p) { read_system(ctx, n, p); });
       each_entry(ctx, top, "models", [&](const auto& n, const auto& p) { read_model(ctx, n, p); });
       each_entry(ctx, top, "efficiency_priors",
                  [&](const auto& n, const auto& p) { read_efficiency_prior(ctx, n, p); });
@@ -308,7 +310,8 @@ void Loader::read_chip(Context& ctx, const YAML::Node& n, const std::string& pat
                 "no peak given; expected at least one of fp4, fp8, bf16");
     p.finish();
   } else {
-    m.missing("dense_peak", "a mapping of fp4 / fp8 / bf16 to a compute rate such as '2250 TFLOPS'");
+    m.missing("dense_peak",
+              "a mapping of fp4 / fp8 / bf16 to a compute rate such as '2250 TFLOPS'");
   }
   m.finish();
   if (!id || !name || !cap || !bw || !tdp || !peak_ok) return;
@@ -339,7 +342,10 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
   need(id);
   EntryFields fields(ctx, path, refs);
   fields.read_default_source(m);
-  if (auto v = m.string("name", true)) s->name = *v; else ok = false;
+  if (auto v = m.string("name", true))
+    s->name = *v;
+  else
+    ok = false;
   if (auto v = m.string("description", false)) s->description = *v;
   if (auto v = m.string("status", false)) s->status = *v;
   if (auto chip = m.string("chip", true)) {
@@ -352,26 +358,43 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
   // Compute tray.
   if (m.has("compute_tray")) {
     MapReader t(ctx, m.get("compute_tray"), m.child("compute_tray"));
-    if (auto v = t.string("name", true)) s->compute_tray.name = *v; else ok = false;
-    if (auto v = fields.integer(t, "xpus", true, 1, 1024)) s->compute_tray.xpus = *v; else ok = false;
+    if (auto v = t.string("name", true))
+      s->compute_tray.name = *v;
+    else
+      ok = false;
+    if (auto v = fields.integer(t, "xpus", true, 1, 1024))
+      s->compute_tray.xpus = *v;
+    else
+      ok = false;
     if (auto v = fields.integer(t, "cpus", false, 0, 64)) s->compute_tray.cpus = *v;
     t.finish();
   } else {
     m.missing("compute_tray", "a mapping with name and xpus");
     ok = false;
   }
-  if (auto v = fields.integer(m, "compute_trays_per_rack", true, 1, 1024)) s->compute_trays_per_rack = *v; else ok = false;
+  if (auto v = fields.integer(m, "compute_trays_per_rack", true, 1, 1024))
+    s->compute_trays_per_rack = *v;
+  else
+    ok = false;
 
   // Switch trays (absent for a direct mesh or an on-board switch).
   if (m.has("switch_trays")) {
     MapReader t(ctx, m.get("switch_trays"), m.child("switch_trays"));
     auto& sw = s->switches;
-    if (auto v = t.string("name", true)) sw.name = *v; else ok = false;
-    if (auto v = fields.integer(t, "per_rack", true, 0, 1024)) sw.per_rack = *v; else ok = false;
+    if (auto v = t.string("name", true))
+      sw.name = *v;
+    else
+      ok = false;
+    if (auto v = fields.integer(t, "per_rack", true, 0, 1024))
+      sw.per_rack = *v;
+    else
+      ok = false;
     if (auto v = t.string("asic", false)) sw.asic = *v;
     if (auto v = fields.integer(t, "asics_per_tray", false, 0, 64)) sw.asics_per_tray = *v;
-    if (auto v = fields.quantity<BytesPerSecond>(t, "asic_bandwidth", false)) sw.asic_bandwidth = *v;
-    if (auto v = fields.integer(t, "local_domain_trays", false, 0, 1024)) sw.local_domain_trays = *v;
+    if (auto v = fields.quantity<BytesPerSecond>(t, "asic_bandwidth", false))
+      sw.asic_bandwidth = *v;
+    if (auto v = fields.integer(t, "local_domain_trays", false, 0, 1024))
+      sw.local_domain_trays = *v;
     if (auto v = fields.integer(t, "uplink_trays", false, 0, 1024)) sw.uplink_trays = *v;
     if (t.ok() && sw.local_domain_trays + sw.uplink_trays > sw.per_rack)
       ctx.error(t.node(), t.path(), "local_domain_trays + uplink_trays exceeds per_rack");
@@ -382,7 +405,10 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
   if (m.has("host")) {
     MapReader h(ctx, m.get("host"), m.child("host"));
     auto& host = s->host;
-    if (auto v = h.string("name", true)) host.name = *v; else ok = false;
+    if (auto v = h.string("name", true))
+      host.name = *v;
+    else
+      ok = false;
     if (auto v = h.choice("placement", true, {"separate_rack", "in_compute_tray", "in_server"})) {
       host.placement = *v == "separate_rack"     ? HostPlacement::separate_rack
                        : *v == "in_compute_tray" ? HostPlacement::in_compute_tray
@@ -392,11 +418,19 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
     }
     if (auto v = fields.integer(h, "per_compute_tray", false, 1, 64)) host.per_compute_tray = *v;
     const bool separate = host.placement == HostPlacement::separate_rack;
-    if (auto v = fields.integer(h, "trays_per_rack", separate, 1, 1024)) host.trays_per_rack = *v;
-    else if (separate) ok = false;
-    if (auto v = fields.integer(h, "cpus", true, 0, 64)) host.cpus = *v; else ok = false;
+    if (auto v = fields.integer(h, "trays_per_rack", separate, 1, 1024))
+      host.trays_per_rack = *v;
+    else if (separate)
+      ok = false;
+    if (auto v = fields.integer(h, "cpus", true, 0, 64))
+      host.cpus = *v;
+    else
+      ok = false;
     if (auto v = h.string("cpu_model", false)) host.cpu_model = *v;
-    if (auto v = fields.quantity<Bytes>(h, "dram", true)) host.dram = *v; else ok = false;
+    if (auto v = fields.quantity<Bytes>(h, "dram", true))
+      host.dram = *v;
+    else
+      ok = false;
     if (auto v = fields.quantity<BytesPerSecond>(h, "link_bandwidth_per_xpu", true))
       host.link_bandwidth_per_xpu = *v;
     else
@@ -410,7 +444,10 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
   // Scale-up network.
   if (m.has("scale_up")) {
     MapReader u(ctx, m.get("scale_up"), m.child("scale_up"));
-    if (auto v = fields.integer(u, "domain_xpus", true, 1, 1 << 20)) s->domain_xpus = *v; else ok = false;
+    if (auto v = fields.integer(u, "domain_xpus", true, 1, 1 << 20))
+      s->domain_xpus = *v;
+    else
+      ok = false;
     if (auto v = u.choice("topology", true, {"switched", "full_mesh"}))
       s->topology = *v == "switched" ? ScaleUpTopology::switched : ScaleUpTopology::full_mesh;
     else
@@ -420,13 +457,29 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
       for (std::size_t i = 0; i < tiers.size(); ++i) {
         MapReader t(ctx, tiers[i], yaml::index_path(u.child("tiers"), i));
         NetworkTier tier;
-        if (auto v = t.string("name", true)) tier.name = *v; else ok = false;
-        if (auto v = fields.integer(t, "xpus", true, 1, 1 << 20)) tier.xpus = *v; else ok = false;
-        if (auto v = fields.integer(t, "switch_hops", true, 0, 16)) tier.switch_hops = *v; else ok = false;
-        if (auto v = fields.quantity<BytesPerSecond>(t, "bandwidth_per_xpu", true)) tier.bandwidth_per_xpu = *v; else ok = false;
-        if (auto v = fields.quantity<Seconds>(t, "latency", true)) tier.latency = *v; else ok = false;
+        if (auto v = t.string("name", true))
+          tier.name = *v;
+        else
+          ok = false;
+        if (auto v = fields.integer(t, "xpus", true, 1, 1 << 20))
+          tier.xpus = *v;
+        else
+          ok = false;
+        if (auto v = fields.integer(t, "switch_hops", true, 0, 16))
+          tier.switch_hops = *v;
+        else
+          ok = false;
+        if (auto v = fields.quantity<BytesPerSecond>(t, "bandwidth_per_xpu", true))
+          tier.bandwidth_per_xpu = *v;
+        else
+          ok = false;
+        if (auto v = fields.quantity<Seconds>(t, "latency", true))
+          tier.latency = *v;
+        else
+          ok = false;
         if (t.ok() && !s->scale_up.empty() && tier.xpus <= s->scale_up.back().xpus)
-          ctx.error(tiers[i], t.child("xpus"), "tiers must grow: this tier has no more XPUs than the previous one");
+          ctx.error(tiers[i], t.child("xpus"),
+                    "tiers must grow: this tier has no more XPUs than the previous one");
         t.finish();
         s->scale_up.push_back(std::move(tier));
       }
@@ -439,7 +492,8 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
       if (u.has("tiers"))
         ctx.error(u.get("tiers"), u.child("tiers"), "expected a non-empty list of network tiers");
       else
-        u.missing("tiers", "a list of network tiers (name, xpus, switch_hops, bandwidth_per_xpu, latency)");
+        u.missing("tiers",
+                  "a list of network tiers (name, xpus, switch_hops, bandwidth_per_xpu, latency)");
       ok = false;
     }
     u.finish();
@@ -450,8 +504,14 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
 
   if (m.has("scale_out")) {
     MapReader o(ctx, m.get("scale_out"), m.child("scale_out"));
-    if (auto v = fields.quantity<BytesPerSecond>(o, "bandwidth_per_xpu", true)) s->scale_out_bandwidth_per_xpu = *v; else ok = false;
-    if (auto v = fields.quantity<Seconds>(o, "latency", true)) s->scale_out_latency = *v; else ok = false;
+    if (auto v = fields.quantity<BytesPerSecond>(o, "bandwidth_per_xpu", true))
+      s->scale_out_bandwidth_per_xpu = *v;
+    else
+      ok = false;
+    if (auto v = fields.quantity<Seconds>(o, "latency", true))
+      s->scale_out_latency = *v;
+    else
+      ok = false;
     o.finish();
   } else {
     m.missing("scale_out", "a mapping with bandwidth_per_xpu and latency");
@@ -476,7 +536,8 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
     if (pw.host && pw.host_production && *pw.host_production > *pw.host)
       ctx.error(p.get("host_production"), p.child("host_production"),
                 "host_production is above the rated host power", "check both figures");
-    if (pw.xpu_idle) idle_checks.push_back({ctx.location(p.get("xpu_idle")), p.child("xpu_idle"), "power", ""});
+    if (pw.xpu_idle)
+      idle_checks.push_back({ctx.location(p.get("xpu_idle")), p.child("xpu_idle"), "power", ""});
     p.finish();
   }
   s->tco_per_xpu = fields.quantity<UsdPerSecond>(m, "tco_per_xpu", false);
@@ -511,14 +572,34 @@ void Loader::read_model(Context& ctx, const YAML::Node& n, const std::string& pa
   if (!id) ok = false;
   EntryFields fields(ctx, path, refs);
   fields.read_default_source(m);
-  if (auto v = m.string("name", true)) md->name = *v; else ok = false;
-  if (auto v = fields.count(m, "params_total", true)) md->params_total = *v; else ok = false;
-  if (auto v = fields.count(m, "params_active", true)) md->params_active = *v; else ok = false;
-  if (auto v = fields.integer(m, "layers", true, 1, 10000)) md->layers = *v; else ok = false;
-  if (auto v = fields.integer(m, "hidden", true, 1, 1 << 20)) md->hidden = *v; else ok = false;
-  if (auto v = fields.integer(m, "vocab", true, 1, 1 << 24)) md->vocab = *v; else ok = false;
-  if (auto v = m.choice("activation", false, {"swiglu", "gelu"})) md->activation = *v;
-  else md->activation = "swiglu";
+  if (auto v = m.string("name", true))
+    md->name = *v;
+  else
+    ok = false;
+  if (auto v = fields.count(m, "params_total", true))
+    md->params_total = *v;
+  else
+    ok = false;
+  if (auto v = fields.count(m, "params_active", true))
+    md->params_active = *v;
+  else
+    ok = false;
+  if (auto v = fields.integer(m, "layers", true, 1, 10000))
+    md->layers = *v;
+  else
+    ok = false;
+  if (auto v = fields.integer(m, "hidden", true, 1, 1 << 20))
+    md->hidden = *v;
+  else
+    ok = false;
+  if (auto v = fields.integer(m, "vocab", true, 1, 1 << 24))
+    md->vocab = *v;
+  else
+    ok = false;
+  if (auto v = m.choice("activation", false, {"swiglu", "gelu"}))
+    md->activation = *v;
+  else
+    md->activation = "swiglu";
   if (auto v = fields.integer(m, "mtp_layers", false, 0, 16)) md->mtp_layers = *v;
   if (auto v = m.boolean("tied_embeddings", false)) md->tied_embeddings = *v;
   md->dense_ffn = fields.integer(m, "dense_ffn", false, 1, 1 << 24);
@@ -529,18 +610,39 @@ void Loader::read_model(Context& ctx, const YAML::Node& n, const std::string& pa
     auto kind = a.choice("kind", true, {"gqa", "mla"});
     if (!kind) ok = false;
     at.kind = kind && *kind == "mla" ? AttentionKind::mla : AttentionKind::gqa;
-    if (auto v = fields.integer(a, "q_heads", true, 1, 4096)) at.q_heads = *v; else ok = false;
+    if (auto v = fields.integer(a, "q_heads", true, 1, 4096))
+      at.q_heads = *v;
+    else
+      ok = false;
     if (at.kind == AttentionKind::gqa) {
-      if (auto v = fields.integer(a, "kv_heads", true, 1, 4096)) at.kv_heads = *v; else ok = false;
-      if (auto v = fields.integer(a, "head_dim", true, 1, 4096)) at.head_dim = *v; else ok = false;
+      if (auto v = fields.integer(a, "kv_heads", true, 1, 4096))
+        at.kv_heads = *v;
+      else
+        ok = false;
+      if (auto v = fields.integer(a, "head_dim", true, 1, 4096))
+        at.head_dim = *v;
+      else
+        ok = false;
       if (ok && at.q_heads % at.kv_heads != 0)
         ctx.error(a.get("kv_heads"), a.child("kv_heads"), "q_heads is not a multiple of kv_heads");
     } else {
       if (auto v = fields.integer(a, "q_lora_rank", false, 0, 1 << 16)) at.q_lora_rank = *v;
-      if (auto v = fields.integer(a, "kv_lora_rank", true, 1, 1 << 16)) at.kv_lora_rank = *v; else ok = false;
-      if (auto v = fields.integer(a, "qk_nope_head_dim", true, 1, 4096)) at.qk_nope_head_dim = *v; else ok = false;
-      if (auto v = fields.integer(a, "qk_rope_head_dim", true, 1, 4096)) at.qk_rope_head_dim = *v; else ok = false;
-      if (auto v = fields.integer(a, "v_head_dim", true, 1, 4096)) at.v_head_dim = *v; else ok = false;
+      if (auto v = fields.integer(a, "kv_lora_rank", true, 1, 1 << 16))
+        at.kv_lora_rank = *v;
+      else
+        ok = false;
+      if (auto v = fields.integer(a, "qk_nope_head_dim", true, 1, 4096))
+        at.qk_nope_head_dim = *v;
+      else
+        ok = false;
+      if (auto v = fields.integer(a, "qk_rope_head_dim", true, 1, 4096))
+        at.qk_rope_head_dim = *v;
+      else
+        ok = false;
+      if (auto v = fields.integer(a, "v_head_dim", true, 1, 4096))
+        at.v_head_dim = *v;
+      else
+        ok = false;
     }
     at.sliding_window = fields.integer(a, "sliding_window", false, 1, 1 << 24);
     if (auto v = a.boolean("attention_sinks", false)) at.attention_sinks = *v;
@@ -553,10 +655,19 @@ void Loader::read_model(Context& ctx, const YAML::Node& n, const std::string& pa
   if (m.has("moe")) {
     MapReader e(ctx, m.get("moe"), m.child("moe"));
     MoE moe;
-    if (auto v = fields.integer(e, "routed_experts", true, 1, 1 << 16)) moe.routed_experts = *v; else ok = false;
+    if (auto v = fields.integer(e, "routed_experts", true, 1, 1 << 16))
+      moe.routed_experts = *v;
+    else
+      ok = false;
     if (auto v = fields.integer(e, "shared_experts", false, 0, 64)) moe.shared_experts = *v;
-    if (auto v = fields.integer(e, "top_k", true, 1, 1024)) moe.top_k = *v; else ok = false;
-    if (auto v = fields.integer(e, "expert_ffn", true, 1, 1 << 20)) moe.expert_ffn = *v; else ok = false;
+    if (auto v = fields.integer(e, "top_k", true, 1, 1024))
+      moe.top_k = *v;
+    else
+      ok = false;
+    if (auto v = fields.integer(e, "expert_ffn", true, 1, 1 << 20))
+      moe.expert_ffn = *v;
+    else
+      ok = false;
     if (auto v = fields.integer(e, "dense_layers", false, 0, 10000)) md->dense_layers = *v;
     if (ok && moe.top_k > moe.routed_experts)
       ctx.error(e.get("top_k"), e.child("top_k"), "top_k exceeds routed_experts");
@@ -611,13 +722,15 @@ void Loader::read_model(Context& ctx, const YAML::Node& n, const std::string& pa
   if (ok && default_precision && !md->variants.contains(*default_precision)) {
     std::vector<std::string> names;
     for (const auto& [k, _] : md->variants) names.push_back(k);
-    ctx.error(m.get("default_precision"), m.child("default_precision"),
-              "no variant named '" + *default_precision + "'" + did_you_mean(*default_precision, names));
+    ctx.error(
+        m.get("default_precision"), m.child("default_precision"),
+        "no variant named '" + *default_precision + "'" + did_you_mean(*default_precision, names));
     ok = false;
   }
   if (default_precision) md->default_precision = *default_precision;
   if (ok && md->params_active > md->params_total)
-    ctx.error(m.get("params_active"), m.child("params_active"), "params_active exceeds params_total");
+    ctx.error(m.get("params_active"), m.child("params_active"),
+              "params_active exceeds params_total");
   if (ok && md->dense_layers > md->layers)
     ctx.error(n, m.child("moe.dense_layers"), "more dense layers than layers");
   m.finish();
@@ -655,10 +768,16 @@ void Loader::read_efficiency_prior(Context& ctx, const YAML::Node& n, const std:
   }
   auto& e = p.values;
   auto frac = [&](std::string_view key, double& out, double lo, double hi) {
-    if (auto v = fields.number(m, key, true, lo, hi)) out = *v; else ok = false;
+    if (auto v = fields.number(m, key, true, lo, hi))
+      out = *v;
+    else
+      ok = false;
   };
   auto time = [&](std::string_view key, Seconds& out) {
-    if (auto v = fields.quantity<Seconds>(m, key, true)) out = *v; else ok = false;
+    if (auto v = fields.quantity<Seconds>(m, key, true))
+      out = *v;
+    else
+      ok = false;
   };
   frac("mfu", e.mfu, 0.01, 1.0);
   frac("mbu", e.mbu, 0.01, 1.0);
@@ -671,7 +790,8 @@ void Loader::read_efficiency_prior(Context& ctx, const YAML::Node& n, const std:
   m.finish();
   if (!ok || !id) return;
   if (*id != "default" && p.systems.empty())
-    ctx.error(n, m.child("systems"), "a prior other than 'default' must list the systems it applies to");
+    ctx.error(n, m.child("systems"),
+              "a prior other than 'default' must list the systems it applies to");
   if (!claim_id(ctx, n, path, "efficiency prior", *id)) return;
   p.id = *id;
   p.fields = fields.take();
@@ -680,10 +800,9 @@ void Loader::read_efficiency_prior(Context& ctx, const YAML::Node& n, const std:
 
 void Loader::resolve() {
   auto report = [&](const PendingRef& r, const std::vector<std::string>& known) {
-    diagnostics.push_back(Diagnostic{r.where, r.path,
-                                     "unknown " + r.kind + " id '" + r.id + "'" +
-                                         did_you_mean(r.id, known),
-                                     "define it in the catalog or use a known id"});
+    diagnostics.push_back(Diagnostic{
+        r.where, r.path, "unknown " + r.kind + " id '" + r.id + "'" + did_you_mean(r.id, known),
+        "define it in the catalog or use a known id"});
   };
   std::vector<std::string> source_ids, chip_ids, format_ids;
   const std::vector<std::string> system_ids = catalog.system_ids();
@@ -701,10 +820,11 @@ void Loader::resolve() {
   for (const auto& [id, p] : catalog.efficiency_priors)
     for (const auto& s : p.systems)
       if (auto [it, inserted] = owner.emplace(s, id); !inserted)
-        diagnostics.push_back(Diagnostic{{}, "efficiency_priors",
-                                         "system '" + s + "' is listed by both priors '" + it->second + "' and '" +
-                                             id + "'",
-                                         "list each system in one prior"});
+        diagnostics.push_back(Diagnostic{
+            {},
+            "efficiency_priors",
+            "system '" + s + "' is listed by both priors '" + it->second + "' and '" + id + "'",
+            "list each system in one prior"});
   // Link systems to their chips (systems are immutable once built: rebuild with the pointer set).
   for (auto& [id, sys] : catalog.systems) {
     auto it = catalog.chips.find(sys->chip_id);
@@ -717,12 +837,11 @@ void Loader::resolve() {
     const Watts most = chip.sustained_power.value_or(chip.tdp);
     if (auto idle = pending_idle.find(id);
         idle != pending_idle.end() && sys->power.xpu_idle && *sys->power.xpu_idle >= most)
-      diagnostics.push_back(Diagnostic{idle->second.where, idle->second.path,
-                                       "xpu_idle " + format(*sys->power.xpu_idle) +
-                                           " is not below the chip's " +
-                                           (chip.sustained_power ? "sustained power " : "TDP ") +
-                                           format(most),
-                                       "idle power must be below the most the XPU draws"});
+      diagnostics.push_back(
+          Diagnostic{idle->second.where, idle->second.path,
+                     "xpu_idle " + format(*sys->power.xpu_idle) + " is not below the chip's " +
+                         (chip.sustained_power ? "sustained power " : "TDP ") + format(most),
+                     "idle power must be below the most the XPU draws"});
   }
 }
 
@@ -744,9 +863,9 @@ std::expected<Catalog, Diagnostics> load_catalog_dir(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    return std::unexpected(Diagnostics{Diagnostic{
-        SourceLocation{dir, 0, 0}, "", "not a catalog directory",
-        "give a directory of catalog *.yaml files (--catalog or RACKTWIN_CATALOG)"}});
+    return std::unexpected(Diagnostics{
+        Diagnostic{SourceLocation{dir, 0, 0}, "", "not a catalog directory",
+                   "give a directory of catalog *.yaml files (--catalog or RACKTWIN_CATALOG)"}});
   }
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir, ec)) {

@@ -1,11 +1,11 @@
 #pragma once
 // Reads the catalog (sources, number formats, chips, systems, models) from YAML files.
 //
-// A catalog directory holds any number of *.yaml files, read in name order; each file may define any
-// of the top-level lists `sources`, `formats`, `chips`, `systems`, `models`. Every number carries its
-// provenance: either its own `{value: ..., source: ...}` / `{value: ..., assumption: true, reason: ...}`
-// or, for a plain value, the `source:` of its entry. All problems of all files are reported at once.
-// The format is documented in docs/catalog.md.
+// A catalog directory holds any number of *.yaml files, read in name order; each file may define
+// any of the top-level lists `sources`, `formats`, `chips`, `systems`, `models`. Every number
+// carries its provenance: either its own `{value: ..., source: ...}` / `{value: ..., assumption:
+// true, reason: ...}` or, for a plain value, the `source:` of its entry. All problems of all files
+// are reported at once. The format is documented in docs/catalog.md.
 
 #include <expected>
 #include <string>

@@ -48,8 +48,9 @@ std::vector<std::string> read_ids(Context& ctx, MapReader& m, std::string_view k
     if (std::find(known.begin(), known.end(), *id) == known.end()) {
       const std::string near = nearest(*id, known);
       ctx.error(n[i], p, "unknown " + std::string(kind) + " id '" + *id + "'",
-                near.empty() ? "known " + std::string(kind) + " ids: " + list
-                             : "did you mean '" + near + "'? 'racktwin catalog list' shows all ids");
+                near.empty()
+                    ? "known " + std::string(kind) + " ids: " + list
+                    : "did you mean '" + near + "'? 'racktwin catalog list' shows all ids");
       continue;
     }
     if (!seen.insert(*id).second) {
@@ -77,14 +78,20 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
               "workload kind '" + k + "' is not supported by this version of racktwin",
               "use kind: inferencex (fixed-length closed loop) or poisson (open loop at a rate); "
               "agentic and trace-replay workloads are not built yet");
-    m.allow({"isl", "osl", "range_ratio", "mtp", "mtp_acceptance", "precision", "prompts_per_client",
-             "warmup_per_client", "rate", "requests", "warmup_requests"});
+    m.allow({"isl", "osl", "range_ratio", "mtp", "mtp_acceptance", "precision",
+             "prompts_per_client", "warmup_per_client", "rate", "requests", "warmup_requests"});
     m.finish();
     return std::nullopt;
   }
   auto& x = w.inferencex;
-  if (auto v = m.integer("isl", true, 1, kMaxTokens)) x.isl = static_cast<int>(*v); else ok = false;
-  if (auto v = m.integer("osl", true, 1, kMaxTokens)) x.osl = static_cast<int>(*v); else ok = false;
+  if (auto v = m.integer("isl", true, 1, kMaxTokens))
+    x.isl = static_cast<int>(*v);
+  else
+    ok = false;
+  if (auto v = m.integer("osl", true, 1, kMaxTokens))
+    x.osl = static_cast<int>(*v);
+  else
+    ok = false;
   if (auto v = m.number("range_ratio", false, 0.0, 1.0)) x.range_ratio = *v;
   if (m.has("range_ratio") && x.range_ratio <= 0.0) {
     ctx.error(m.get("range_ratio"), m.child("range_ratio"),
@@ -104,7 +111,10 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
       YAML::Node r = m.get("rate");
       const std::string rp = m.child("rate");
       if (r.IsScalar()) {
-        if (auto v = yaml::read_number(ctx, r, rp, 1e-9, 1e9)) x.rates.push_back(*v); else ok = false;
+        if (auto v = yaml::read_number(ctx, r, rp, 1e-9, 1e9))
+          x.rates.push_back(*v);
+        else
+          ok = false;
       } else if (r.IsSequence() && r.size() > 0) {
         for (std::size_t i = 0; i < r.size(); ++i) {
           auto v = yaml::read_number(ctx, r[i], yaml::index_path(rp, i), 1e-9, 1e9);
@@ -126,31 +136,39 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
       ok = false;
     }
     if (auto v = m.integer("requests", false, 1, 10000000)) x.requests = static_cast<int>(*v);
-    if (auto v = m.integer("warmup_requests", false, 0, 10000000)) x.warmup_requests = static_cast<int>(*v);
+    if (auto v = m.integer("warmup_requests", false, 0, 10000000))
+      x.warmup_requests = static_cast<int>(*v);
     if (x.warmup_requests >= x.requests) {
       ctx.error(m.has("warmup_requests") ? m.get("warmup_requests") : n, m.child("warmup_requests"),
-                "warm-up must be fewer than the requests", "the default warm-up is 100 of 1000 requests");
+                "warm-up must be fewer than the requests",
+                "the default warm-up is 100 of 1000 requests");
       ok = false;
     }
   } else {
     for (const char* key : {"rate", "requests", "warmup_requests"})
       if (m.has(key))
-        ctx.error(m.get(key), m.child(key), std::string("'") + key + "' applies to kind: poisson only",
+        ctx.error(m.get(key), m.child(key),
+                  std::string("'") + key + "' applies to kind: poisson only",
                   "remove it, or set kind: poisson for an open loop");
   }
   if (w.kind == WorkloadKind::inferencex) {
-    if (auto v = m.integer("prompts_per_client", false, 1, 1000)) x.prompts_per_client = static_cast<int>(*v);
-    if (auto v = m.integer("warmup_per_client", false, 0, 1000)) x.warmup_per_client = static_cast<int>(*v);
+    if (auto v = m.integer("prompts_per_client", false, 1, 1000))
+      x.prompts_per_client = static_cast<int>(*v);
+    if (auto v = m.integer("warmup_per_client", false, 0, 1000))
+      x.warmup_per_client = static_cast<int>(*v);
   } else {
     for (const char* key : {"prompts_per_client", "warmup_per_client"})
       if (m.has(key))
-        ctx.error(m.get(key), m.child(key), std::string("'") + key + "' applies to kind: inferencex only",
+        ctx.error(m.get(key), m.child(key),
+                  std::string("'") + key + "' applies to kind: inferencex only",
                   "an open loop uses requests and warmup_requests");
   }
   if (w.kind == WorkloadKind::inferencex && x.warmup_per_client >= x.prompts_per_client) {
-    ctx.error(m.has("warmup_per_client") ? m.get("warmup_per_client") : n, m.child("warmup_per_client"),
-              "warm-up (" + std::to_string(x.warmup_per_client) + " x C) must be fewer than the prompts (" +
-                  std::to_string(x.prompts_per_client) + " x C)",
+    ctx.error(m.has("warmup_per_client") ? m.get("warmup_per_client") : n,
+              m.child("warmup_per_client"),
+              "warm-up (" + std::to_string(x.warmup_per_client) +
+                  " x C) must be fewer than the prompts (" + std::to_string(x.prompts_per_client) +
+                  " x C)",
               "InferenceX uses 10 x C prompts and a 2 x C warm-up");
     ok = false;
   }
@@ -185,10 +203,22 @@ std::optional<Layout> read_layout(Context& ctx, const YAML::Node& n, const std::
   Layout l;
   bool ok = true;
   if (auto v = m.string("name", false)) l.name = *v;
-  if (auto v = m.integer("tp", false, 1, 1 << 16)) l.tp = static_cast<int>(*v); else ok = ok && !m.has("tp");
-  if (auto v = m.integer("ep", false, 1, 1 << 16)) l.ep = static_cast<int>(*v); else ok = ok && !m.has("ep");
-  if (auto v = m.integer("pp", false, 1, 1024)) l.pp = static_cast<int>(*v); else ok = ok && !m.has("pp");
-  if (auto v = m.boolean("dp_attention", false)) l.dp_attention = *v; else ok = ok && !m.has("dp_attention");
+  if (auto v = m.integer("tp", false, 1, 1 << 16))
+    l.tp = static_cast<int>(*v);
+  else
+    ok = ok && !m.has("tp");
+  if (auto v = m.integer("ep", false, 1, 1 << 16))
+    l.ep = static_cast<int>(*v);
+  else
+    ok = ok && !m.has("ep");
+  if (auto v = m.integer("pp", false, 1, 1024))
+    l.pp = static_cast<int>(*v);
+  else
+    ok = ok && !m.has("pp");
+  if (auto v = m.boolean("dp_attention", false))
+    l.dp_attention = *v;
+  else
+    ok = ok && !m.has("dp_attention");
   if (ok && (l.xpus() % l.ep != 0)) {
     ctx.error(m.get("ep"), m.child("ep"),
               "ep " + std::to_string(l.ep) + " does not divide the replica's " +
@@ -215,7 +245,8 @@ void read_layouts(Context& ctx, MapReader& top, LayoutSelection& sel) {
         const std::string p = yaml::index_path(m.child("replica_xpus"), i);
         auto v = yaml::read_integer(ctx, n[i], p, 1, 1 << 20);
         if (!v) continue;
-        if (std::find(sel.replica_xpus.begin(), sel.replica_xpus.end(), static_cast<int>(*v)) != sel.replica_xpus.end()) {
+        if (std::find(sel.replica_xpus.begin(), sel.replica_xpus.end(), static_cast<int>(*v)) !=
+            sel.replica_xpus.end()) {
           ctx.error(n[i], p, "replica size " + std::to_string(*v) + " is listed twice");
           continue;
         }
@@ -226,22 +257,26 @@ void read_layouts(Context& ctx, MapReader& top, LayoutSelection& sel) {
   if (m.has("named")) {
     const YAML::Node n = m.get("named");
     if (!n.IsSequence() || n.size() == 0) {
-      ctx.error(n, m.child("named"),
-                "expected a non-empty list of layouts ('tp8-ep8-dpa' or {tp, ep, pp, dp_attention})");
+      ctx.error(
+          n, m.child("named"),
+          "expected a non-empty list of layouts ('tp8-ep8-dpa' or {tp, ep, pp, dp_attention})");
     } else {
       std::set<std::string> names;
       for (std::size_t i = 0; i < n.size(); ++i) {
         const std::string p = yaml::index_path(m.child("named"), i);
         std::optional<Layout> l;
         if (n[i].IsScalar()) {
-          if (auto parsed = parse_layout(n[i].Scalar())) l = *parsed;
-          else ctx.error(n[i], p, parsed.error());
+          if (auto parsed = parse_layout(n[i].Scalar()))
+            l = *parsed;
+          else
+            ctx.error(n[i], p, parsed.error());
         } else {
           l = read_layout(ctx, n[i], p);
         }
         if (l) {
           if (!names.insert(l->name).second) {
-            ctx.error(n[i], p, "layout name '" + l->name + "' is used twice", "give each layout its own name");
+            ctx.error(n[i], p, "layout name '" + l->name + "' is used twice",
+                      "give each layout its own name");
             continue;
           }
           sel.named.push_back(*l);
@@ -254,7 +289,8 @@ void read_layouts(Context& ctx, MapReader& top, LayoutSelection& sel) {
 
 void read_concurrency(Context& ctx, MapReader& top, std::vector<int>& out) {
   if (!top.has("concurrency")) {
-    top.missing("concurrency", "a list of client counts such as [1, 2, 4, 8] or {from: 1, to: 1024, factor: 2}");
+    top.missing("concurrency",
+                "a list of client counts such as [1, 2, 4, 8] or {from: 1, to: 1024, factor: 2}");
     return;
   }
   const YAML::Node n = top.get("concurrency");
@@ -275,7 +311,8 @@ void read_concurrency(Context& ctx, MapReader& top, std::vector<int>& out) {
     return;
   }
   if (n.IsScalar()) {
-    if (auto v = yaml::read_integer(ctx, n, path, 1, kMaxConcurrency)) out.push_back(static_cast<int>(*v));
+    if (auto v = yaml::read_integer(ctx, n, path, 1, kMaxConcurrency))
+      out.push_back(static_cast<int>(*v));
     return;
   }
   if (n.IsMap()) {
@@ -328,7 +365,8 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
         const std::string p = yaml::index_path(top.child("workloads"), i);
         if (auto wl = read_workload(ctx, w[i], p, catalog, sc.models)) {
           if (!ids.insert(wl->id).second) {
-            ctx.error(w[i], p, "workload id '" + wl->id + "' is used twice", "give each workload its own id");
+            ctx.error(w[i], p, "workload id '" + wl->id + "' is used twice",
+                      "give each workload its own id");
             continue;
           }
           sc.workloads.push_back(std::move(*wl));
@@ -339,14 +377,16 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
     top.missing("workloads", "a list of workloads (kind: inferencex with isl and osl)");
   }
   read_layouts(ctx, top, sc.layouts);
-  const bool closed_loop = std::any_of(sc.workloads.begin(), sc.workloads.end(),
-                                       [](const Workload& w) { return w.kind == WorkloadKind::inferencex; });
+  const bool closed_loop =
+      std::any_of(sc.workloads.begin(), sc.workloads.end(),
+                  [](const Workload& w) { return w.kind == WorkloadKind::inferencex; });
   if (closed_loop || top.has("concurrency")) read_concurrency(ctx, top, sc.concurrency);
   if (auto v = top.integer("replicas", false, 1, 1 << 20)) sc.replicas = static_cast<int>(*v);
   if (top.has("router")) {
     auto r = top.choice("router", false, {"least_outstanding", "round_robin", "session_affinity"});
     if (r && *r == "session_affinity")
-      ctx.error(top.get("router"), top.child("router"), "router 'session_affinity' is not built yet",
+      ctx.error(top.get("router"), top.child("router"),
+                "router 'session_affinity' is not built yet",
                 "it comes with multi-turn sessions; use least_outstanding or round_robin");
     else if (r)
       sc.router = *r == "round_robin" ? RouterPolicy::round_robin : RouterPolicy::least_outstanding;
@@ -404,9 +444,9 @@ std::expected<Scenario, Diagnostics> load_scenario_file(const std::string& path,
                                                         const Catalog& catalog) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return std::unexpected(Diagnostics{Diagnostic{SourceLocation{path, 0, 0}, "",
-                                                  "cannot open the scenario file",
-                                                  "check that the path exists and is readable"}});
+    return std::unexpected(
+        Diagnostics{Diagnostic{SourceLocation{path, 0, 0}, "", "cannot open the scenario file",
+                               "check that the path exists and is readable"}});
   }
   std::ostringstream ss;
   ss << in.rdbuf();

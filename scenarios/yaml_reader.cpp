@@ -142,11 +142,20 @@ std::optional<double> read_count(Context& ctx, const YAML::Node& n, const std::s
   double scale = 1.0;
   if (!s.empty()) {
     switch (s.back()) {
-      case 'K': scale = 1e3; break;
-      case 'M': scale = 1e6; break;
-      case 'B': scale = 1e9; break;
-      case 'T': scale = 1e12; break;
-      default: break;
+      case 'K':
+        scale = 1e3;
+        break;
+      case 'M':
+        scale = 1e6;
+        break;
+      case 'B':
+        scale = 1e9;
+        break;
+      case 'T':
+        scale = 1e12;
+        break;
+      default:
+        break;
     }
     if (scale != 1.0) s = trim(s.substr(0, s.size() - 1));
   }
@@ -173,8 +182,8 @@ std::optional<double> read_quantity(Context& ctx, const YAML::Node& n, const std
                                     const Dimension& dim) {
   if (!n.IsScalar()) {
     ctx.error(n, path,
-              "expected " + a_dimension(dim) + " such as " + dimension_example(dim) +
-                  ", found " + describe(n));
+              "expected " + a_dimension(dim) + " such as " + dimension_example(dim) + ", found " +
+                  describe(n));
     return std::nullopt;
   }
   auto v = parse_si(n.Scalar(), dim);
@@ -183,7 +192,8 @@ std::optional<double> read_quantity(Context& ctx, const YAML::Node& n, const std
     return std::nullopt;
   }
   if (*v < 0) {
-    ctx.error(n, path, "expected " + a_dimension(dim) + " of zero or more, found '" + n.Scalar() + "'");
+    ctx.error(n, path,
+              "expected " + a_dimension(dim) + " of zero or more, found '" + n.Scalar() + "'");
     return std::nullopt;
   }
   return *v;
@@ -286,8 +296,8 @@ std::optional<std::string> MapReader::choice(std::string_view key, bool required
   if (!s) return std::nullopt;
   for (const auto& c : choices)
     if (c == *s) return s;
-  ctx_.error(get(key), child(key), "expected one of " + list + ", found '" + *s + "'" +
-                                       did_you_mean(*s, choices));
+  ctx_.error(get(key), child(key),
+             "expected one of " + list + ", found '" + *s + "'" + did_you_mean(*s, choices));
   return std::nullopt;
 }
 

@@ -84,8 +84,8 @@ class MapReader {
   template <class Q>
   std::optional<Q> quantity(std::string_view key, bool required) {
     if (!has(key)) {
-      if (required) missing(key, a_dimension(Q::kDimension) + " such as " +
-                                     dimension_example(Q::kDimension));
+      if (required)
+        missing(key, a_dimension(Q::kDimension) + " such as " + dimension_example(Q::kDimension));
       return std::nullopt;
     }
     auto v = read_quantity(ctx_, get(key), child(key), Q::kDimension);

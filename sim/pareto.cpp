@@ -24,7 +24,8 @@ std::vector<CurvePoint> pareto_envelope(std::vector<CurvePoint> points) {
 }
 
 std::optional<double> value_at(const std::vector<CurvePoint>& env, double x) {
-  if (env.empty() || x < env.front().interactivity || x > env.back().interactivity) return std::nullopt;
+  if (env.empty() || x < env.front().interactivity || x > env.back().interactivity)
+    return std::nullopt;
   for (std::size_t i = 0; i + 1 < env.size(); ++i) {
     const auto& a = env[i];
     const auto& b = env[i + 1];

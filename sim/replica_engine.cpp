@@ -6,7 +6,8 @@
 
 namespace racktwin::sim {
 
-ReplicaEngine::ReplicaEngine(const perf::StepModel& model, double kv_capacity_tokens, EngineParams params)
+ReplicaEngine::ReplicaEngine(const perf::StepModel& model, double kv_capacity_tokens,
+                             EngineParams params)
     : model_(&model), kv_capacity_(kv_capacity_tokens), params_(params), window_(model.window()) {}
 
 void ReplicaEngine::admit(Request* r) {
@@ -91,14 +92,16 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   }
   if (chunks_.empty() && running_.empty())
     throw std::runtime_error("replica cannot make progress: the first queued request (" +
-                             std::to_string(waiting_.front()->target) + " prompt tokens) does not fit the KV cache of " +
+                             std::to_string(waiting_.front()->target) +
+                             " prompt tokens) does not fit the KV cache of " +
                              std::to_string(static_cast<long long>(kv_capacity_)) + " tokens");
 
   double clock = now;
   if (!chunks_.empty()) {
     perf::IterationShape s = perf::IterationShape::decode(n, context_sum_);
     for (const auto& c : chunks_)
-      s.add_prefill_chunk(c.tokens, c.r->prefilled, c.r->prefilled + c.tokens == c.r->target, window_);
+      s.add_prefill_chunk(c.tokens, c.r->prefilled, c.r->prefilled + c.tokens == c.r->target,
+                          window_);
     add_iteration(clock, s);
     return boundaries_;
   }
@@ -111,13 +114,16 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
     k = static_cast<std::size_t>(std::max(1.0, std::min<double>(next_finish, room)));
   }
   for (std::size_t i = 0; i < k; ++i)
-    add_iteration(clock, perf::IterationShape::decode(n, context_sum_ + static_cast<double>(i) * n));
+    add_iteration(clock,
+                  perf::IterationShape::decode(n, context_sum_ + static_cast<double>(i) * n));
   return boundaries_;
 }
 
 void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
-  if (j == 0 || j > boundaries_.size()) throw std::logic_error("apply: no such iteration in the plan");
-  if (!chunks_.empty() && j != 1) throw std::logic_error("apply: a prefill plan holds one iteration");
+  if (j == 0 || j > boundaries_.size())
+    throw std::logic_error("apply: no such iteration in the plan");
+  if (!chunks_.empty() && j != 1)
+    throw std::logic_error("apply: a prefill plan holds one iteration");
   const double end = boundaries_[j - 1];
   int prefill_tokens = 0, completing = 0;
   for (const auto& c : chunks_) {
@@ -160,8 +166,10 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
   std::vector<Request*> still;
   still.reserve(running_.size());
   for (Request* r : running_) {
-    if (r->generated >= r->osl) done(r);
-    else still.push_back(r);
+    if (r->generated >= r->osl)
+      done(r);
+    else
+      still.push_back(r);
   }
   running_.swap(still);
 

@@ -42,10 +42,10 @@ struct Request {
 };
 
 struct EngineParams {
-  int max_seqs = 1024;            // sequences decoding or prefilling at once
+  int max_seqs = 1024;             // sequences decoding or prefilling at once
   int max_batched_tokens = 16384;  // tokens per iteration (decode + prefill chunk tokens); the
                                    // memory planner sizes its workspace for the same number
-  bool fuse = true;               // advance pure-decode stretches in one plan
+  bool fuse = true;                // advance pure-decode stretches in one plan
   // Admission: a new prompt starts only if the KV cache can hold the reservations of every admitted
   // sequence plus its own: prompt + reserve_output_ratio x remaining output tokens. 1 never
   // preempts (guaranteed-no-evict); lower values admit more and preempt when the cache fills.
@@ -54,8 +54,8 @@ struct EngineParams {
 
 // One second of simulated time (the iterations that end in it).
 struct SecondBin {
-  double output_tokens = 0;   // decode tokens and first tokens
-  double prefill_tokens = 0;  // prompt tokens processed
+  double output_tokens = 0;            // decode tokens and first tokens
+  double prefill_tokens = 0;           // prompt tokens processed
   double compute_s = 0, memory_s = 0;  // activity-weighted time of the iterations ending in it
 };
 

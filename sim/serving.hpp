@@ -5,10 +5,12 @@
 //
 // Contract:
 // - simulate() runs every point of the batch in one simulation (points share no resources, so each
-//   point's results are the same as if it ran alone) and returns one PointResult per point, in order.
+//   point's results are the same as if it ran alone) and returns one PointResult per point, in
+//   order.
 // - Randomness comes from the point's seed split into named streams; the same inputs give
 //   byte-identical results.
-// - One process runs one simulation: SimGrid keeps one engine per process. A second call in the same
+// - One process runs one simulation: SimGrid keeps one engine per process. A second call in the
+// same
 //   process fails with an error saying so.
 
 #include <cstdint>
@@ -52,17 +54,17 @@ struct Stats {
 
 struct PointResult {
   PointSpec spec;
-  int xpus = 0;                 // XPUs serving (replicas x layout)
+  int xpus = 0;                   // XPUs serving (replicas x layout)
   double kv_capacity_tokens = 0;  // per replica
-  std::int64_t requests = 0;    // measured (warm-up excluded)
-  std::int64_t completed = 0;   // all, warm-up included
-  double duration_s = 0;        // measured window: first measured arrival to last measured finish
+  std::int64_t requests = 0;      // measured (warm-up excluded)
+  std::int64_t completed = 0;     // all, warm-up included
+  double duration_s = 0;          // measured window: first measured arrival to last measured finish
   double input_tokens = 0, output_tokens = 0;  // measured
   double total_tps_per_xpu = 0, output_tps_per_xpu = 0, input_tps_per_xpu = 0;
-  Stats ttft, tpot, e2e;        // seconds
-  double interactivity = 0;     // tok/s/user = 1 / median TPOT
+  Stats ttft, tpot, e2e;              // seconds
+  double interactivity = 0;           // tok/s/user = 1 / median TPOT
   double e2e_norm_interactivity = 0;  // 1 / P90(E2E / OSL)
-  double mean_concurrency = 0;  // time-average of requests in flight over the window
+  double mean_concurrency = 0;        // time-average of requests in flight over the window
   // Power and energy per XPU over the window.
   double compute_activity = 0, memory_activity = 0;  // busy-time-weighted, including idle time
   double xpu_power_w = 0;
@@ -110,11 +112,13 @@ std::optional<double> value_at(const std::vector<CurvePoint>& envelope, double i
 // `warmup_requests` are warm-up.
 std::vector<Request> poisson_requests(const InferenceXWorkload& w, double rate, std::uint64_t seed);
 
-// A 64-bit seed for the named random stream `name` of a master seed (SplitMix64 over an FNV-1a hash).
+// A 64-bit seed for the named random stream `name` of a master seed (SplitMix64 over an FNV-1a
+// hash).
 std::uint64_t stream_seed(std::uint64_t master, const std::string& name);
 
 // The InferenceX request list of a point: prompts_per_client x C requests with ISL and OSL drawn
 // uniformly from [range_ratio x L, L]; the first warmup_per_client x C are warm-up.
-std::vector<Request> inferencex_requests(const InferenceXWorkload& w, int concurrency, std::uint64_t seed);
+std::vector<Request> inferencex_requests(const InferenceXWorkload& w, int concurrency,
+                                         std::uint64_t seed);
 
 }  // namespace racktwin::sim

@@ -1,16 +1,15 @@
 // The SimGrid side of the serving simulation: one full zone holding, per point, a host per replica
-// and one for the load generator; one actor per replica and one for the load generator and router. Control
-// messages (a request to a replica, a completion back) are condition-variable wake-ups at no cost:
-// they stand for HTTP calls, not for data flows. Times are kept by the replica engines as exact
-// sums of iteration times; SimGrid orders the events and wakes actors at those times.
-
-#include <simgrid/s4u.hpp>
+// and one for the load generator; one actor per replica and one for the load generator and router.
+// Control messages (a request to a replica, a completion back) are condition-variable wake-ups at
+// no cost: they stand for HTTP calls, not for data flows. Times are kept by the replica engines as
+// exact sums of iteration times; SimGrid orders the events and wakes actors at those times.
 
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <simgrid/s4u.hpp>
 
 #include "core/perf/memory.hpp"
 #include "power/power_model.hpp"
@@ -51,7 +50,8 @@ void frontend(Point* p) {
       k = turn;
       turn = (turn + 1) % p->spec.replicas;
     } else {  // least outstanding requests; ties to the lowest index
-      k = static_cast<int>(std::min_element(p->in_flight.begin(), p->in_flight.end()) - p->in_flight.begin());
+      k = static_cast<int>(std::min_element(p->in_flight.begin(), p->in_flight.end()) -
+                           p->in_flight.begin());
     }
     r->replica = k;
     p->in_flight[static_cast<std::size_t>(k)] += 1;
@@ -195,14 +195,15 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     results[i].spec = s;
     results[i].xpus = s.layout.xpus() * s.replicas;
     const double min_tokens = static_cast<double>(s.workload.isl + s.workload.osl);
-    const perf::MemoryPlan plan =
-        perf::plan_memory(*s.model, *s.system, catalog, s.layout, s.precision, s.memory, min_tokens);
+    const perf::MemoryPlan plan = perf::plan_memory(*s.model, *s.system, catalog, s.layout,
+                                                    s.precision, s.memory, min_tokens);
     if (!plan.fits) {
       results[i].error = plan.reason;
       points.push_back(nullptr);
       continue;
     }
-    auto sm = perf::StepModel::create(*s.model, *s.system, catalog, s.layout, s.precision, s.efficiency, {}, s.memory);
+    auto sm = perf::StepModel::create(*s.model, *s.system, catalog, s.layout, s.precision,
+                                      s.efficiency, {}, s.memory);
     if (!sm) {
       results[i].error = sm.error();
       points.push_back(nullptr);
@@ -212,12 +213,15 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     p->spec = s;
     p->model = std::make_unique<perf::StepModel>(*sm);
     p->kv_capacity = plan.kv_tokens;
-    p->requests = s.kind == WorkloadKind::poisson ? poisson_requests(s.workload, s.rate, stream_seed(s.seed, "workload"))
-                                                  : inferencex_requests(s.workload, s.concurrency, stream_seed(s.seed, "workload"));
+    p->requests =
+        s.kind == WorkloadKind::poisson
+            ? poisson_requests(s.workload, s.rate, stream_seed(s.seed, "workload"))
+            : inferencex_requests(s.workload, s.concurrency, stream_seed(s.seed, "workload"));
     EngineParams ep = s.engine;
     ep.fuse = options.fuse;
     ep.max_batched_tokens = s.memory.max_batched_tokens;  // the planner sized the workspace for it
-    for (int k = 0; k < s.replicas; ++k) p->engines.push_back(std::make_unique<ReplicaEngine>(*p->model, plan.kv_tokens, ep));
+    for (int k = 0; k < s.replicas; ++k)
+      p->engines.push_back(std::make_unique<ReplicaEngine>(*p->model, plan.kv_tokens, ep));
     results[i].kv_capacity_tokens = plan.kv_tokens;
     points.push_back(std::move(p));
   }
@@ -246,7 +250,8 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     p->in_flight.assign(static_cast<std::size_t>(p->spec.replicas), 0);
     for (int k = 0; k < p->spec.replicas; ++k) {
       p->wake.push_back(sg4::ConditionVariable::create());
-      sg4::Actor::create("replica", hosts[i][static_cast<std::size_t>(k) + 1], [p, k] { replica(p, k); });
+      sg4::Actor::create("replica", hosts[i][static_cast<std::size_t>(k) + 1],
+                         [p, k] { replica(p, k); });
     }
     sg4::Actor::create("frontend", hosts[i][0], [p] { frontend(p); });
   }
@@ -314,7 +319,8 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       }
     }
     for (const Request& q : p->requests)
-      if (q.finish >= 0) r.timeseries[static_cast<std::size_t>(std::floor(q.finish))].completed += 1;
+      if (q.finish >= 0)
+        r.timeseries[static_cast<std::size_t>(std::floor(q.finish))].completed += 1;
     // Activity over the measured window, to the second (the seconds it spans), averaged over the
     // replicas: the same stretch of time the throughput is measured over. XPU power is linear in
     // activity, so the power at the mean activity is the mean power.
@@ -326,7 +332,8 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
         c += comp_s[t];
         m += mem_s[t];
       }
-      const double span = static_cast<double>(to - from + 1) * static_cast<double>(p->spec.replicas);
+      const double span =
+          static_cast<double>(to - from + 1) * static_cast<double>(p->spec.replicas);
       r.compute_activity = std::min(1.0, c / span);
       r.memory_activity = std::min(1.0, m / span);
     }

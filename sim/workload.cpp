@@ -19,7 +19,8 @@ std::uint64_t stream_seed(std::uint64_t master, const std::string& name) {
 }
 
 namespace {
-std::vector<Request> fixed_length(const InferenceXWorkload& w, int n, int warmup, std::uint64_t seed) {
+std::vector<Request> fixed_length(const InferenceXWorkload& w, int n, int warmup,
+                                  std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   // Integers uniform in [lo, hi], drawn from the raw 64-bit stream so that the sequence does not
   // depend on the standard library's distribution code.
@@ -40,11 +41,14 @@ std::vector<Request> fixed_length(const InferenceXWorkload& w, int n, int warmup
 }
 }  // namespace
 
-std::vector<Request> inferencex_requests(const InferenceXWorkload& w, int concurrency, std::uint64_t seed) {
-  return fixed_length(w, w.prompts_per_client * concurrency, w.warmup_per_client * concurrency, seed);
+std::vector<Request> inferencex_requests(const InferenceXWorkload& w, int concurrency,
+                                         std::uint64_t seed) {
+  return fixed_length(w, w.prompts_per_client * concurrency, w.warmup_per_client * concurrency,
+                      seed);
 }
 
-std::vector<Request> poisson_requests(const InferenceXWorkload& w, double rate, std::uint64_t seed) {
+std::vector<Request> poisson_requests(const InferenceXWorkload& w, double rate,
+                                      std::uint64_t seed) {
   std::vector<Request> out = fixed_length(w, w.requests, w.warmup_requests, seed);
   std::mt19937_64 rng(stream_seed(seed, "arrivals"));
   double t = 0;

@@ -12,11 +12,11 @@
 namespace racktwin::perf {
 
 struct Efficiency {
-  double mfu = 0.5;        // achieved / peak tensor FLOP/s for GEMMs and attention (0-1]
-  double mbu = 0.75;       // achieved / peak HBM bandwidth (0-1]
-  double comm_eff = 0.7;   // achieved / link bandwidth for collectives (0-1]
-  Seconds alpha{2e-6};     // software cost per collective step, added to the tier's hop latency
-  double overlap = 0.0;    // fraction of communication hidden behind computation [0-1)
+  double mfu = 0.5;       // achieved / peak tensor FLOP/s for GEMMs and attention (0-1]
+  double mbu = 0.75;      // achieved / peak HBM bandwidth (0-1]
+  double comm_eff = 0.7;  // achieved / link bandwidth for collectives (0-1]
+  Seconds alpha{2e-6};    // software cost per collective step, added to the tier's hop latency
+  double overlap = 0.0;   // fraction of communication hidden behind computation [0-1)
   Seconds layer_overhead{4e-6};   // fixed cost per layer per pass (kernel launches, norms, sync)
   Seconds step_overhead{150e-6};  // fixed cost per engine iteration (scheduler, sampling, host)
   double moe_imbalance = 1.25;    // tokens on the busiest EP rank / mean tokens per EP rank (>= 1)
@@ -26,10 +26,11 @@ struct Efficiency {
 struct MemoryParams {
   double memory_utilization = 0.90;  // share of HBM the engine may use (weights + KV + workspace)
   Bytes runtime_reserve{2.0 * 1073741824.0};  // per XPU: runtime, kernels, graphs, fragmentation
-  double workspace_bytes_per_token_hidden = 16.0;  // activation workspace per batched token, in units
-                                                   // of the hidden size x 2 bytes
-  int max_batched_tokens = 16384;                  // tokens per iteration the workspace is sized for
-  double activation_passes = 6.0;  // bf16 passes over the hidden state per token per layer (traffic)
+  double workspace_bytes_per_token_hidden = 16.0;  // activation workspace per batched token, in
+                                                   // units of the hidden size x 2 bytes
+  int max_batched_tokens = 16384;  // tokens per iteration the workspace is sized for
+  double activation_passes =
+      6.0;  // bf16 passes over the hidden state per token per layer (traffic)
 };
 
 }  // namespace racktwin::perf

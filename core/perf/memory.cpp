@@ -17,13 +17,14 @@ std::string gb(double bytes) {
 
 }  // namespace
 
-MemoryPlan plan_memory(const Model& model, const System& system, const Catalog& catalog, const Layout& layout,
-                       const std::string& precision, const MemoryParams& mem, double min_tokens,
-                       int draft_tokens) {
+MemoryPlan plan_memory(const Model& model, const System& system, const Catalog& catalog,
+                       const Layout& layout, const std::string& precision, const MemoryParams& mem,
+                       double min_tokens, int draft_tokens) {
   MemoryPlan p;
   p.min_tokens = min_tokens;
   p.hbm = system.chip->hbm_capacity;
-  p.usable = Bytes(std::max(0.0, p.hbm.value() * mem.memory_utilization - mem.runtime_reserve.value()));
+  p.usable =
+      Bytes(std::max(0.0, p.hbm.value() * mem.memory_utilization - mem.runtime_reserve.value()));
   const Speculation spec{draft_tokens, 1.0};
   auto sm = StepModel::create(model, system, catalog, layout, precision, Efficiency{}, spec, mem);
   if (!sm) {
@@ -31,17 +32,21 @@ MemoryPlan plan_memory(const Model& model, const System& system, const Catalog& 
     return p;
   }
   p.weights = sm->weights_per_xpu();
-  p.workspace = Bytes(mem.max_batched_tokens * model.hidden * 2.0 * mem.workspace_bytes_per_token_hidden);
+  p.workspace =
+      Bytes(mem.max_batched_tokens * model.hidden * 2.0 * mem.workspace_bytes_per_token_hidden);
   p.kv_free = p.usable - p.weights - p.workspace;
   p.kv_per_token = sm->kv_bytes_per_token_per_xpu();
   p.kv_tokens = sm->kv_tokens(p.usable - p.workspace);
   if (p.weights + p.workspace > p.usable) {
-    p.reason = "does not fit in HBM: weights " + gb(p.weights.value()) + " + workspace " + gb(p.workspace.value()) +
-               " per XPU exceed the " + gb(p.usable.value()) + " usable of " + gb(p.hbm.value());
+    p.reason = "does not fit in HBM: weights " + gb(p.weights.value()) + " + workspace " +
+               gb(p.workspace.value()) + " per XPU exceed the " + gb(p.usable.value()) +
+               " usable of " + gb(p.hbm.value());
   } else if (p.kv_tokens < min_tokens) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "does not fit in HBM: KV cache holds %.0f tokens, fewer than one %.0f-token sequence",
-                  p.kv_tokens, min_tokens);
+    std::snprintf(
+        buf, sizeof buf,
+        "does not fit in HBM: KV cache holds %.0f tokens, fewer than one %.0f-token sequence",
+        p.kv_tokens, min_tokens);
     p.reason = buf;
   } else {
     p.fits = true;
@@ -59,10 +64,12 @@ std::vector<int> default_replica_sizes(const System& system) {
   return sizes;
 }
 
-std::vector<LayoutOption> enumerate_layouts(const Model& model, const System& system, const Catalog& catalog,
-                                            const LayoutQuery& query) {
-  const std::string precision = query.precision.empty() ? best_precision(model, system, catalog) : query.precision;
-  const std::vector<int> sizes = query.replica_xpus.empty() ? default_replica_sizes(system) : query.replica_xpus;
+std::vector<LayoutOption> enumerate_layouts(const Model& model, const System& system,
+                                            const Catalog& catalog, const LayoutQuery& query) {
+  const std::string precision =
+      query.precision.empty() ? best_precision(model, system, catalog) : query.precision;
+  const std::vector<int> sizes =
+      query.replica_xpus.empty() ? default_replica_sizes(system) : query.replica_xpus;
   std::vector<LayoutOption> out;
   for (int n : sizes) {
     for (int pp = 1; pp <= std::max(1, query.max_pp) && pp <= n; pp *= 2) {
@@ -76,8 +83,8 @@ std::vector<LayoutOption> enumerate_layouts(const Model& model, const System& sy
           LayoutOption o;
           o.layout = Layout{"", tp, ep, pp, dpa};
           o.layout.name = o.layout.label();
-          o.memory = plan_memory(model, system, catalog, o.layout, precision, query.memory, query.min_tokens,
-                                 query.draft_tokens);
+          o.memory = plan_memory(model, system, catalog, o.layout, precision, query.memory,
+                                 query.min_tokens, query.draft_tokens);
           o.valid = o.memory.fits;
           o.reason = o.memory.reason;
           out.push_back(std::move(o));

@@ -19,13 +19,18 @@ const NumberFormat* find_format(const Catalog& c, const std::string& id) {
 double peak_for(const Chip& chip, const NumberFormat* f) {
   const ComputeClass want = f != nullptr ? f->compute : ComputeClass::bf16;
   if (auto it = chip.dense_peak.find(want); it != chip.dense_peak.end()) return it->second.value();
-  if (auto it = chip.dense_peak.find(ComputeClass::bf16); it != chip.dense_peak.end()) return it->second.value();
+  if (auto it = chip.dense_peak.find(ComputeClass::bf16); it != chip.dense_peak.end())
+    return it->second.value();
   return chip.dense_peak.rbegin()->second.value();
 }
 
-double bytes_per_element(const NumberFormat* f) { return f != nullptr ? f->bits_per_element / 8.0 : 2.0; }
+double bytes_per_element(const NumberFormat* f) {
+  return f != nullptr ? f->bits_per_element / 8.0 : 2.0;
+}
 
-double ceil_log2(double p) { return p <= 1.0 ? 0.0 : std::ceil(std::log2(p) - 1e-9); }
+double ceil_log2(double p) {
+  return p <= 1.0 ? 0.0 : std::ceil(std::log2(p) - 1e-9);
+}
 
 struct Tier {
   double latency = 0;    // s per step
@@ -61,10 +66,14 @@ double expected_distinct_experts(double experts, double top_k, double tokens) {
 
 std::string to_string(Bound b) {
   switch (b) {
-    case Bound::compute: return "compute";
-    case Bound::memory: return "memory";
-    case Bound::communication: return "communication";
-    case Bound::overhead: return "overhead";
+    case Bound::compute:
+      return "compute";
+    case Bound::memory:
+      return "memory";
+    case Bound::communication:
+      return "communication";
+    case Bound::overhead:
+      return "overhead";
   }
   return "?";
 }
@@ -76,7 +85,8 @@ IterationShape IterationShape::decode(double seqs, double total_context) {
   return s;
 }
 
-IterationShape& IterationShape::add_prefill_chunk(double tokens, double prior, bool completes, int window) {
+IterationShape& IterationShape::add_prefill_chunk(double tokens, double prior, bool completes,
+                                                  int window) {
   if (prefill_window_attended < 0) prefill_window_attended = 0;
   if (prefill_span < 0) prefill_span = 0;
   if (prefill_window_span < 0) prefill_window_span = 0;
@@ -100,10 +110,10 @@ IterationShape& IterationShape::add_prefill_chunk(double tokens, double prior, b
   return *this;
 }
 
-std::expected<StepModel, std::string> StepModel::create(const Model& model, const System& system,
-                                                        const Catalog& catalog, const Layout& layout,
-                                                        const std::string& precision, const Efficiency& eff,
-                                                        const Speculation& spec, const MemoryParams& mem) {
+std::expected<StepModel, std::string> StepModel::create(
+    const Model& model, const System& system, const Catalog& catalog, const Layout& layout,
+    const std::string& precision, const Efficiency& eff, const Speculation& spec,
+    const MemoryParams& mem) {
   if (system.chip == nullptr) return std::unexpected("system " + system.id + " has no chip");
   const Chip& chip = *system.chip;
   auto vit = model.variants.find(precision);
@@ -115,31 +125,33 @@ std::expected<StepModel, std::string> StepModel::create(const Model& model, cons
   if (tp < 1 || ep < 1 || pp < 1) return std::unexpected("tp, ep and pp must be at least 1");
   const int xpus = layout.xpus();
   if (xpus > system.domain_xpus)
-    return std::unexpected("replica of " + std::to_string(xpus) + " XPUs exceeds the scale-up domain of " +
+    return std::unexpected("replica of " + std::to_string(xpus) +
+                           " XPUs exceeds the scale-up domain of " +
                            std::to_string(system.domain_xpus));
   if (pp > model.layers)
-    return std::unexpected("pp " + std::to_string(pp) + " exceeds the " + std::to_string(model.layers) + " layers");
+    return std::unexpected("pp " + std::to_string(pp) + " exceeds the " +
+                           std::to_string(model.layers) + " layers");
   if (layout.dp_attention && tp == 1) return std::unexpected("dp_attention needs tp > 1");
   const auto& a = model.attention;
   if (!layout.dp_attention) {
     if (a.q_heads % tp != 0)
-      return std::unexpected(std::to_string(a.q_heads) + " attention heads are not divisible by tp " +
-                             std::to_string(tp));
+      return std::unexpected(std::to_string(a.q_heads) +
+                             " attention heads are not divisible by tp " + std::to_string(tp));
     if (a.kind == AttentionKind::gqa && a.kv_heads % tp != 0 && tp % a.kv_heads != 0)
       return std::unexpected(std::to_string(a.kv_heads) + " KV heads and tp " + std::to_string(tp) +
                              " do not divide one another");
   }
   if (model.dense_layers > 0 && model.dense_ffn && *model.dense_ffn % tp != 0)
-    return std::unexpected("dense FFN width " + std::to_string(*model.dense_ffn) + " is not divisible by tp " +
-                           std::to_string(tp));
+    return std::unexpected("dense FFN width " + std::to_string(*model.dense_ffn) +
+                           " is not divisible by tp " + std::to_string(tp));
   if (!model.moe && ep > 1) return std::unexpected("ep > 1 on a dense model");
   if (model.moe) {
     if (tp % ep != 0)
-      return std::unexpected("ep " + std::to_string(ep) + " does not divide tp " + std::to_string(tp) +
-                             " (experts are spread within a pipeline stage)");
+      return std::unexpected("ep " + std::to_string(ep) + " does not divide tp " +
+                             std::to_string(tp) + " (experts are spread within a pipeline stage)");
     if (model.moe->routed_experts % ep != 0)
-      return std::unexpected(std::to_string(model.moe->routed_experts) + " experts are not divisible by ep " +
-                             std::to_string(ep));
+      return std::unexpected(std::to_string(model.moe->routed_experts) +
+                             " experts are not divisible by ep " + std::to_string(ep));
     if (model.moe->expert_ffn % (tp / ep) != 0)
       return std::unexpected("expert FFN width " + std::to_string(model.moe->expert_ffn) +
                              " is not divisible by tp/ep " + std::to_string(tp / ep));
@@ -150,9 +162,10 @@ std::expected<StepModel, std::string> StepModel::create(const Model& model, cons
     return std::unexpected("speculation acceptance must lie in [1, draft_tokens + 1]");
 
   auto fmt = [&](const std::string& id) { return id.empty() ? nullptr : find_format(catalog, id); };
-  for (const std::string* id : {&v.attention, &v.dense_ffn, &v.routed_experts, &v.shared_experts, &v.embeddings,
-                                &v.lm_head, &v.kv_cache})
-    if (!id->empty() && fmt(*id) == nullptr) return std::unexpected("unknown number format '" + *id + "'");
+  for (const std::string* id : {&v.attention, &v.dense_ffn, &v.routed_experts, &v.shared_experts,
+                                &v.embeddings, &v.lm_head, &v.kv_cache})
+    if (!id->empty() && fmt(*id) == nullptr)
+      return std::unexpected("unknown number format '" + *id + "'");
 
   StepModel m;
   m.layout_ = layout;
@@ -191,7 +204,8 @@ std::expected<StepModel, std::string> StepModel::create(const Model& model, cons
     const double hq = a.q_heads, hkv = a.kv_heads, d = a.head_dim;
     params = h * hq * d + 2 * h * hkv * d + hq * d * h;
     // Q and O split over tp; K and V over at most kv_heads ranks, replicated beyond that.
-    params_rank = m.dpa_ ? params : (2 * h * hq * d) / tp + (2 * h * hkv * d) / std::min<double>(tp, hkv);
+    params_rank =
+        m.dpa_ ? params : (2 * h * hq * d) / tp + (2 * h * hkv * d) / std::min<double>(tp, hkv);
     m.attn_core_flops_decode_ = m.attn_core_flops_prefill_ = 4 * hq * d;
     m.kv_bytes_layer_ = 2 * hkv * d * b_kv;
     m.kv_share_rank_ = m.dpa_ ? 1.0 : 1.0 / std::min<double>(tp, hkv);
@@ -231,12 +245,14 @@ std::expected<StepModel, std::string> StepModel::create(const Model& model, cons
     m.experts_ = e.routed_experts;
     m.top_k_ = e.top_k;
     m.expert_flops_ = 2 * 3 * h * Fe;  // per token-expert row, whole expert
-    m.expert_bytes_rank_ = 3 * h * Fe * bytes_per_element(fmt(v.routed_experts)) / (static_cast<double>(tp) / ep);
+    m.expert_bytes_rank_ =
+        3 * h * Fe * bytes_per_element(fmt(v.routed_experts)) / (static_cast<double>(tp) / ep);
     // Shared experts: split over the TP group, or with DP attention replicated on every rank, each
     // rank passing its own tokens through them.
     const double shared_split = m.dpa_ ? 1.0 : tp;
     m.shared_flops_ = 2 * 3 * h * Fe * e.shared_experts / shared_split;
-    m.shared_bytes_rank_ = 3 * h * Fe * e.shared_experts * bytes_per_element(fmt(v.shared_experts)) / shared_split;
+    m.shared_bytes_rank_ =
+        3 * h * Fe * e.shared_experts * bytes_per_element(fmt(v.shared_experts)) / shared_split;
     m.router_flops_ = 2 * h * e.routed_experts;
     m.router_bytes_ = h * e.routed_experts * 2.0;
   }
@@ -271,8 +287,10 @@ struct StepModel::Ops {
     p.memory += Seconds(count * t_memory);
     p.flops += Flops(count * flops);
     p.bytes += Bytes(count * bytes);
-    if (t_compute >= t_memory) compute_bound += count * t_compute;
-    else memory_bound += count * t_memory;
+    if (t_compute >= t_memory)
+      compute_bound += count * t_compute;
+    else
+      memory_bound += count * t_memory;
   }
 };
 
@@ -285,27 +303,34 @@ void StepModel::attention(Ops& ops, Part part, const IterationShape& s, double c
   const double q_dec = s.decode_seqs * queries * sh.decode;  // on the busiest rank
   const double q_pre = s.prefill_tokens * sh.prefill;
   double dec_ctx = s.decode_context, pre_att = s.prefill_attended;
-  double span = s.prefill_span >= 0 ? s.prefill_span
-                                    : std::min(pre_att, pre_att / std::max(1.0, s.prefill_tokens) * s.prefill_chunks +
-                                                            s.prefill_tokens);
+  double span =
+      s.prefill_span >= 0
+          ? s.prefill_span
+          : std::min(pre_att, pre_att / std::max(1.0, s.prefill_tokens) * s.prefill_chunks +
+                                  s.prefill_tokens);
   if (sliding) {
     const double w = window_;
-    dec_ctx = s.decode_window_context >= 0 ? s.decode_window_context : std::min(dec_ctx, s.decode_seqs * w);
-    pre_att = s.prefill_window_attended >= 0 ? s.prefill_window_attended : std::min(pre_att, s.prefill_tokens * w);
-    span = s.prefill_window_span >= 0 ? s.prefill_window_span : std::min(span, s.prefill_chunks * w + s.prefill_tokens);
+    dec_ctx = s.decode_window_context >= 0 ? s.decode_window_context
+                                           : std::min(dec_ctx, s.decode_seqs * w);
+    pre_att = s.prefill_window_attended >= 0 ? s.prefill_window_attended
+                                             : std::min(pre_att, s.prefill_tokens * w);
+    span = s.prefill_window_span >= 0 ? s.prefill_window_span
+                                      : std::min(span, s.prefill_chunks * w + s.prefill_tokens);
   }
   dec_ctx *= sh.decode;
   pre_att *= sh.prefill;
   span *= sh.prefill;
   const double flops_proj = q_dec * attn_proj_flops_decode_ + q_pre * attn_proj_flops_prefill_;
-  const double flops_core = queries * dec_ctx * attn_core_flops_decode_ + pre_att * attn_core_flops_prefill_;
+  const double flops_core =
+      queries * dec_ctx * attn_core_flops_decode_ + pre_att * attn_core_flops_prefill_;
   // KV: each decode sequence reads its context once per step, each prefill chunk the keys it spans
   // (prior context and its own tokens); every new token is written once.
-  const double kv_bytes = (dec_ctx + span + q_dec + q_pre) * kv_bytes_layer_ * (dpa_ ? 1.0 : kv_share_rank_);
+  const double kv_bytes =
+      (dec_ctx + span + q_dec + q_pre) * kv_bytes_layer_ * (dpa_ ? 1.0 : kv_share_rank_);
   const double act_bytes = mem_.activation_passes / 2 * (q_dec + q_pre) * hidden_ * kActBytes;
   const double bytes = attn_weight_bytes_rank_ + kv_bytes + act_bytes;
-  ops.add(part, count, flops_proj / rate_attn_proj_ + flops_core / rate_attn_core_, bytes / hbm_rate_,
-          flops_proj + flops_core, bytes);
+  ops.add(part, count, flops_proj / rate_attn_proj_ + flops_core / rate_attn_core_,
+          bytes / hbm_rate_, flops_proj + flops_core, bytes);
 }
 
 // `tokens`: tokens of the whole replica routed to the experts; `own`: tokens this rank routes and
@@ -316,7 +341,8 @@ void StepModel::moe(Ops& ops, Part part, double tokens, double own, double count
   const double imbalance = ep_ > 1 ? eff_.moe_imbalance : 1.0;
   const double rows = tokens * top_k_ / tp_ * imbalance;
   const double touched = expected_distinct_experts(experts_, top_k_, tokens) / ep_;
-  const double flops_e = rows * expert_flops_, flops_s = own * shared_flops_, flops_r = own * router_flops_;
+  const double flops_e = rows * expert_flops_, flops_s = own * shared_flops_,
+               flops_r = own * router_flops_;
   // Activations: with EP a rank handles its own tokens' hidden states; with experts sliced over the
   // TP group (ep = 1) every rank passes every token through its slices.
   const double act_tokens = ep_ > 1 ? own : tokens;
@@ -328,7 +354,8 @@ void StepModel::moe(Ops& ops, Part part, double tokens, double own, double count
 
 void StepModel::dense(Ops& ops, Part part, double tokens, double count) const {
   const double flops = tokens * dense_flops_per_token_;
-  const double bytes = dense_bytes_rank_ + mem_.activation_passes / 2 * tokens * hidden_ * kActBytes;
+  const double bytes =
+      dense_bytes_rank_ + mem_.activation_passes / 2 * tokens * hidden_ * kActBytes;
   ops.add(part, count, flops / rate_dense_, bytes / hbm_rate_, flops, bytes);
 }
 
@@ -339,7 +366,8 @@ void StepModel::lm_head(Ops& ops, Part part, double sampled) const {
 }
 
 // With DP attention, sequences and prefill chunks are spread over the tp ranks; the busiest rank
-// holds ceil(n / tp) of the n decode sequences and ceil(c / tp) of the c chunks (chunks are not split).
+// holds ceil(n / tp) of the n decode sequences and ceil(c / tp) of the c chunks (chunks are not
+// split).
 StepModel::Shares StepModel::shares(const IterationShape& s) const {
   if (!dpa_) return {};
   auto share = [&](double n) { return n > 0 ? std::ceil(n / tp_ - 1e-9) / n : 0.0; };
@@ -357,10 +385,11 @@ Breakdown StepModel::step(const IterationShape& full) const {
   IterationShape s = full;
   if (micro > 1) {
     const double f = 1.0 / micro;
-    for (double* x : {&s.decode_seqs, &s.decode_context, &s.prefill_chunks, &s.prefill_tokens, &s.prefill_attended,
-                      &s.prefill_completions})
+    for (double* x : {&s.decode_seqs, &s.decode_context, &s.prefill_chunks, &s.prefill_tokens,
+                      &s.prefill_attended, &s.prefill_completions})
       *x *= f;
-    for (double* x : {&s.decode_window_context, &s.prefill_window_attended, &s.prefill_span, &s.prefill_window_span})
+    for (double* x : {&s.decode_window_context, &s.prefill_window_attended, &s.prefill_span,
+                      &s.prefill_window_span})
       if (*x >= 0) *x *= f;
   }
   const double queries = 1.0 + spec_.draft_tokens;
@@ -390,8 +419,8 @@ Breakdown StepModel::step(const IterationShape& full) const {
     comm_bytes += count * bytes;
   };
   // `n_tokens` through `layers` layers, `moe_count` of them MoE; `own_tokens` on the busiest rank.
-  auto layer_collectives = [&](double n_tokens, double own_tokens, double layers, double dense_count,
-                               double moe_count) {
+  auto layer_collectives = [&](double n_tokens, double own_tokens, double layers,
+                               double dense_count, double moe_count) {
     const double act = n_tokens * hidden_ * kActBytes;
     if (!dpa_) {
       all_reduce(act, 2 * layers);  // after attention and after the FFN
@@ -415,14 +444,17 @@ Breakdown StepModel::step(const IterationShape& full) const {
   }
 
   // Speculative drafting: draft_tokens sequential passes of one layer plus the LM head on one token
-  // per sequence (an MTP module, or a draft model of about one layer), with that layer's collectives.
+  // per sequence (an MTP module, or a draft model of about one layer), with that layer's
+  // collectives.
   double draft_overhead = 0.0;
   if (spec_.draft_tokens > 0 && s.decode_seqs > 0) {
     const double d = spec_.draft_tokens, n = s.decode_seqs;
     const IterationShape one = IterationShape::decode(n, s.decode_context);
     attention(ops, kDraft, one, d, false, 1.0);
-    if (moe_) moe(ops, kDraft, n, n * shares(one).decode, d);
-    else dense(ops, kDraft, n, d);
+    if (moe_)
+      moe(ops, kDraft, n, n * shares(one).decode, d);
+    else
+      dense(ops, kDraft, n, d);
     for (int i = 0; i < spec_.draft_tokens; ++i) lm_head(ops, kDraft, n);
     layer_collectives(n, n * shares(one).decode, d, moe_ ? 0.0 : d, moe_ ? d : 0.0);
     draft_overhead = d * eff_.layer_overhead.value();
@@ -434,7 +466,8 @@ Breakdown StepModel::step(const IterationShape& full) const {
   b.memory = Seconds(ops.memory_bound);
   b.communication = Seconds(exposed);
   b.comm_raw = Seconds(comm);
-  b.overhead = Seconds(layers_ * eff_.layer_overhead.value() + eff_.step_overhead.value() + draft_overhead);
+  b.overhead =
+      Seconds(layers_ * eff_.layer_overhead.value() + eff_.step_overhead.value() + draft_overhead);
   b.total = b.compute + b.memory + b.communication + b.overhead;
   // Per-XPU volumes: an XPU holds 1/pp of the layers and sees every microbatch.
   for (const auto& p : b.parts) {
@@ -445,8 +478,10 @@ Breakdown StepModel::step(const IterationShape& full) const {
   b.hbm_bytes = b.hbm_bytes * (micro / pp_);
   b.comm_bytes = Bytes((layer_bytes + draft_bytes) * micro / pp_ + boundary_bytes * micro);
   b.tokens_per_decode_seq = spec_.acceptance;
-  const double vals[] = {b.compute.value(), b.memory.value(), b.communication.value(), b.overhead.value()};
-  b.bound = static_cast<Bound>(std::max_element(std::begin(vals), std::end(vals)) - std::begin(vals));
+  const double vals[] = {b.compute.value(), b.memory.value(), b.communication.value(),
+                         b.overhead.value()};
+  b.bound =
+      static_cast<Bound>(std::max_element(std::begin(vals), std::end(vals)) - std::begin(vals));
   return b;
 }
 
@@ -455,10 +490,12 @@ Breakdown StepModel::step(const IterationShape& full) const {
 // first; the embeddings sit on the first stage, the head and any MTP modules on the last.
 template <class F>
 void StepModel::for_each_stage(F&& visit) const {
-  const double moe_layer = moe_ ? (experts_ / ep_) * expert_bytes_rank_ + shared_bytes_rank_ + router_bytes_ : 0.0;
+  const double moe_layer =
+      moe_ ? (experts_ / ep_) * expert_bytes_rank_ + shared_bytes_rank_ + router_bytes_ : 0.0;
   const double attn_layer = attn_weight_bytes_rank_;
   const double kv_layer = kv_bytes_layer_ * kv_share_rank_;
-  const int L = static_cast<int>(layers_), P = static_cast<int>(pp_), dense = static_cast<int>(dense_layers_);
+  const int L = static_cast<int>(layers_), P = static_cast<int>(pp_),
+            dense = static_cast<int>(dense_layers_);
   int start = 0;
   for (int i = 0; i < P; ++i) {
     const int n = L / P + (i < L % P ? 1 : 0);
@@ -509,7 +546,8 @@ std::string best_precision(const Model& model, const System& system, const Catal
     bool native = true;
     double bits = 0;
     int widest = 0;
-    for (const std::string* id : {&v.attention, &v.dense_ffn, &v.routed_experts, &v.shared_experts, &v.lm_head}) {
+    for (const std::string* id :
+         {&v.attention, &v.dense_ffn, &v.routed_experts, &v.shared_experts, &v.lm_head}) {
       if (id->empty()) continue;
       auto it = catalog.formats.find(*id);
       if (it == catalog.formats.end()) {
@@ -524,9 +562,11 @@ std::string best_precision(const Model& model, const System& system, const Catal
     const std::string& main_id = v.routed_experts.empty() ? v.dense_ffn : v.routed_experts;
     auto it = catalog.formats.find(main_id);
     const double main_bits = it != catalog.formats.end() ? it->second.bits_per_element : bits;
-    const int main_class = it != catalog.formats.end() ? static_cast<int>(it->second.compute) : widest;
+    const int main_class =
+        it != catalog.formats.end() ? static_cast<int>(it->second.compute) : widest;
     if (!native) continue;
-    if (main_bits < best_bytes - 1e-9 || (std::abs(main_bits - best_bytes) < 1e-9 && main_class < best_class)) {
+    if (main_bits < best_bytes - 1e-9 ||
+        (std::abs(main_bits - best_bytes) < 1e-9 && main_class < best_class)) {
       best = name;
       best_bytes = main_bits;
       best_class = main_class;

@@ -40,7 +40,8 @@ struct IterationShape {
   // min(decode_context, decode_seqs x window), exact when every context is at least the window.
   double decode_window_context = -1;
   // Prefill: chunks (each belongs to one sequence), their tokens, and the key positions their
-  // queries attend to (sum over chunk tokens of the position attended up to, prior context included).
+  // queries attend to (sum over chunk tokens of the position attended up to, prior context
+  // included).
   double prefill_chunks = 0;
   double prefill_tokens = 0;
   double prefill_attended = 0;
@@ -70,8 +71,8 @@ struct PartTime {
 };
 
 enum Part : std::size_t { kAttention = 0, kDenseFfn, kMoe, kLmHead, kDraft, kPartCount };
-inline constexpr std::array<const char*, kPartCount> kPartNames{"attention", "dense_ffn", "moe", "lm_head",
-                                                                "draft"};
+inline constexpr std::array<const char*, kPartCount> kPartNames{"attention", "dense_ffn", "moe",
+                                                                "lm_head", "draft"};
 
 struct Breakdown {
   Seconds total;
@@ -117,12 +118,14 @@ class StepModel {
 
  private:
   struct Ops;
-  void attention(Ops& ops, Part part, const IterationShape& s, double count, bool sliding, double queries) const;
+  void attention(Ops& ops, Part part, const IterationShape& s, double count, bool sliding,
+                 double queries) const;
   void moe(Ops& ops, Part part, double tokens, double own_tokens, double count) const;
   void dense(Ops& ops, Part part, double tokens, double count) const;
   void lm_head(Ops& ops, Part part, double sampled) const;
   struct Shares {
-    double decode = 1.0, prefill = 1.0;  // the busiest rank's share of decode sequences and of chunks
+    double decode = 1.0,
+           prefill = 1.0;  // the busiest rank's share of decode sequences and of chunks
   };
   Shares shares(const IterationShape& s) const;
   template <class F>
@@ -141,8 +144,8 @@ class StepModel {
   bool dpa_ = false;
   double hidden_ = 0;
   // Rates (already multiplied by mfu / mbu).
-  double rate_attn_proj_ = 0, rate_attn_core_ = 0, rate_dense_ = 0, rate_expert_ = 0, rate_shared_ = 0,
-         rate_head_ = 0, hbm_rate_ = 0;
+  double rate_attn_proj_ = 0, rate_attn_core_ = 0, rate_dense_ = 0, rate_expert_ = 0,
+         rate_shared_ = 0, rate_head_ = 0, hbm_rate_ = 0;
   // Attention, per token (whole replica): projection FLOPs for decode and prefill, weight bytes per
   // XPU, FLOPs per attended key position, KV bytes per token per layer on one XPU.
   double attn_proj_flops_decode_ = 0, attn_proj_flops_prefill_ = 0, attn_weight_bytes_rank_ = 0;

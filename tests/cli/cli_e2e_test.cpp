@@ -10,7 +10,9 @@ namespace {
 
 using racktwin::test::run;
 
-std::string data(const std::string& name) { return std::string(RACKTWIN_SOURCE_DIR) + "/tests/scenarios/data/" + name; }
+std::string data(const std::string& name) {
+  return std::string(RACKTWIN_SOURCE_DIR) + "/tests/scenarios/data/" + name;
+}
 
 TEST(Cli_Basics, HelpAndVersion_ExitZero) {
   auto h = run("--help");
@@ -32,9 +34,9 @@ TEST(Cli_Basics, UsageErrors_ExitTwo) {
 TEST(Cli_Catalog, List_ShowsEverySystemAndModel) {
   auto r = run("catalog list");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* id : {"jalapeno-a0", "jalapeno-b0", "gb200-nvl72", "gb300-nvl72", "vr200-nvl72", "b200-hgx",
-                         "b300-hgx", "h100-hgx", "h200-hgx", "mi300x-8", "mi325x-8", "mi355x-8", "gpt-oss-120b",
-                         "deepseek-r1", "kimi-k2.5", "llama-3.3-70b"})
+  for (const char* id : {"jalapeno-a0", "jalapeno-b0", "gb200-nvl72", "gb300-nvl72", "vr200-nvl72",
+                         "b200-hgx", "b300-hgx", "h100-hgx", "h200-hgx", "mi300x-8", "mi325x-8",
+                         "mi355x-8", "gpt-oss-120b", "deepseek-r1", "kimi-k2.5", "llama-3.3-70b"})
     EXPECT_NE(r.out.find(id), std::string::npos) << id;
 }
 
@@ -42,11 +44,11 @@ TEST(Cli_Catalog, ShowJalapeno_ListsCompositionPowerAndAssumptions) {
   auto r = run("catalog show jalapeno-a0");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* needle :
-       {"16 Vindaloo trays x 8 XPUs = 128 XPUs per rack", "8 Chana trays per rack", "6 rack-local, 2 uplink",
-        "16 Katsu trays per host rack", "2048 XPUs = 16 compute rack(s)", "compute rack      130 kW",
-        "50 kW provisioned, 31 kW in production", "rack pair         160 kW", "rated TDP         700 W",
-        "sustained power   550 W", "Assumptions (", "hbm_capacity = 288 GB", "local_domain_trays = 6",
-        "art003:"})
+       {"16 Vindaloo trays x 8 XPUs = 128 XPUs per rack", "8 Chana trays per rack",
+        "6 rack-local, 2 uplink", "16 Katsu trays per host rack", "2048 XPUs = 16 compute rack(s)",
+        "compute rack      130 kW", "50 kW provisioned, 31 kW in production",
+        "rack pair         160 kW", "rated TDP         700 W", "sustained power   550 W",
+        "Assumptions (", "hbm_capacity = 288 GB", "local_domain_trays = 6", "art003:"})
     EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
 }
 
@@ -123,18 +125,23 @@ TEST(Cli_Check, MissingFile_ExitsTwo) {
 namespace {
 
 TEST(Cli_Perf, DeepSeekOnJalapeno_PrintsBreakdownAndBound) {
-  auto r = run("perf --system jalapeno-a0 --model deepseek-r1 --layout tp8-ep8-dpa --batch 8 --context 8192");
+  auto r =
+      run("perf --system jalapeno-a0 --model deepseek-r1 --layout tp8-ep8-dpa --batch 8 --context "
+          "8192");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* needle : {"compute-bound ops", "memory-bound ops", "communication", "overhead", "total", "bound: ",
-                             "attention", "moe", "lm_head", "per XPU:", "ms per output token"})
+  for (const char* needle :
+       {"compute-bound ops", "memory-bound ops", "communication", "overhead", "total",
+        "bound: ", "attention", "moe", "lm_head", "per XPU:", "ms per output token"})
     EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
 }
 
 TEST(Cli_Perf, Json_CarriesTheBreakdown) {
-  auto r = run("perf --system h100-hgx --model gpt-oss-120b --layout tp1 --batch 1 --context 1024 --json");
+  auto r = run(
+      "perf --system h100-hgx --model gpt-oss-120b --layout tp1 --batch 1 --context 1024 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* needle : {"\"total_s\"", "\"compute_s\"", "\"memory_s\"", "\"communication_s\"", "\"overhead_s\"",
-                             "\"bound\": \"memory\"", "\"efficiency_prior\": \"default\""})
+  for (const char* needle :
+       {"\"total_s\"", "\"compute_s\"", "\"memory_s\"", "\"communication_s\"", "\"overhead_s\"",
+        "\"bound\": \"memory\"", "\"efficiency_prior\": \"default\""})
     EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
 }
 
@@ -163,6 +170,5 @@ TEST(Cli_Layouts, JalapenoAndGb300_ListFittingLayoutsWithKvCapacityAndRejections
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_NE(all.out.find("exceeds the scale-up domain of 72"), std::string::npos) << all.out;
 }
-
 
 }  // namespace

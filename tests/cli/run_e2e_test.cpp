@@ -14,7 +14,9 @@ namespace {
 using racktwin::test::run;
 using json = nlohmann::json;
 
-std::string src(const std::string& rel) { return std::string(RACKTWIN_SOURCE_DIR) + "/" + rel; }
+std::string src(const std::string& rel) {
+  return std::string(RACKTWIN_SOURCE_DIR) + "/" + rel;
+}
 
 // The run's JSON without the fields that name the build (they change with every commit).
 json points_of(const std::string& out) {
@@ -33,7 +35,8 @@ TEST(Run_Golden, SmallScenario_MatchesTheCheckedInOutput) {
   ss << in.rdbuf();
   ASSERT_FALSE(ss.str().empty()) << "missing tests/sim/golden/small.expected.json";
   EXPECT_EQ(points_of(r.out), points_of(ss.str()))
-      << "the simulation's output changed; if on purpose, regenerate the golden file (see small.yaml)";
+      << "the simulation's output changed; if on purpose, regenerate the golden file (see "
+         "small.yaml)";
 }
 
 TEST(Run_Determinism, SameSeedSameBytes_OtherSeedOtherSamples) {
@@ -55,8 +58,9 @@ TEST(Run_Fusion, FusedAndUnfused_GiveTheSameMetrics) {
 TEST(Run_Table, DefaultScenario_PrintsTheComparisonTable) {
   auto r = run("run " + src("tests/sim/golden/small.yaml"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* needle : {"peak tok/s/XPU", "peak tok/s per rated kW", "x jalapeno-a0", "per all-in MW",
-                             "min TBT ms", "min E2E s", "gb200-nvl72", "(computed)", "uncalibrated"})
+  for (const char* needle :
+       {"peak tok/s/XPU", "peak tok/s per rated kW", "x jalapeno-a0", "per all-in MW", "min TBT ms",
+        "min E2E s", "gb200-nvl72", "(computed)", "uncalibrated"})
     EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
 }
 
@@ -72,8 +76,9 @@ namespace {
 
 TEST(Run_Errors, MtpWorkload_IsRefusedPlainly) {
   const auto path = std::filesystem::temp_directory_path() / "racktwin-mtp.yaml";
-  std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
-                         "workloads: [{isl: 1024, osl: 128, mtp: true, mtp_acceptance: 1.7}]\nconcurrency: [1]\n";
+  std::ofstream(path)
+      << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+         "workloads: [{isl: 1024, osl: 128, mtp: true, mtp_acceptance: 1.7}]\nconcurrency: [1]\n";
   auto r = run("run " + path.string());
   std::filesystem::remove(path);
   EXPECT_EQ(r.exit_code, 2);

@@ -19,7 +19,8 @@ TEST(Error_InputError, CarriesEveryDiagnostic) {
 }
 
 TEST(Error_Nearest, SuggestsTyposAndPrefixesOnly) {
-  const std::vector<std::string> ids{"jalapeno-a0", "jalapeno-b0", "gb200-nvl72", "gb300-nvl72", "h100-hgx"};
+  const std::vector<std::string> ids{"jalapeno-a0", "jalapeno-b0", "gb200-nvl72", "gb300-nvl72",
+                                     "h100-hgx"};
   EXPECT_EQ(nearest("jalapeno-a1", ids), "jalapeno-a0");
   EXPECT_EQ(nearest("gb300-nvl27", ids), "gb300-nvl72");
   EXPECT_EQ(nearest("h100", ids), "h100-hgx");

@@ -1,9 +1,8 @@
 // The memory planner and the layout enumeration.
 
-#include "core/perf/memory.hpp"
-
 #include <gtest/gtest.h>
 
+#include "core/perf/memory.hpp"
 #include "core/perf/step.hpp"
 #include "test_support.hpp"
 
@@ -12,25 +11,33 @@ namespace {
 
 using test::shipped_catalog;
 
-const System& sys(const char* id) { return *shipped_catalog().find_system(id); }
-const Model& mdl(const char* id) { return *shipped_catalog().find_model(id); }
+const System& sys(const char* id) {
+  return *shipped_catalog().find_system(id);
+}
+const Model& mdl(const char* id) {
+  return *shipped_catalog().find_model(id);
+}
 
 TEST(PerfMemory_HandChecked, DeepSeekFp4OnJalapenoDep8_KvCapacity) {
   const MemoryParams mem;
   const Layout l{"", 8, 8, 1, true};
-  const MemoryPlan p = plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(), l, "fp4", mem, 9216);
+  const MemoryPlan p =
+      plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(), l, "fp4", mem, 9216);
   ASSERT_TRUE(p.fits) << p.reason;
   // Weights per XPU with DP attention and EP8: full attention (FP8) on every rank; 256/8 = 32
   // routed experts (NVFP4, 4.5 bits) + the FP8 shared expert + BF16 router per MoE layer; the three
   // dense layers' FFN split 8 ways (FP8); BF16 embeddings and head split 8 ways.
   const double h = 7168;
-  const double attn = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+  const double attn =
+      7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
   const double expert = 3 * h * 2048;
   const double moe_layer = 32 * expert * 4.5 / 8 + expert * 1.0 + h * 256 * 2.0;
   const double dense_layer = 3 * h * 18432 * 1.0 / 8;
-  const double weights = 61 * attn * 1.0 + 58 * moe_layer + 3 * dense_layer + 2 * (129280 * h * 2.0 / 8);
+  const double weights =
+      61 * attn * 1.0 + 58 * moe_layer + 3 * dense_layer + 2 * (129280 * h * 2.0 / 8);
   EXPECT_NEAR(p.weights.value() / weights, 1.0, 1e-12);
-  // Free per XPU: 288 GB x 0.9 - 2 GiB reserve - weights - workspace (16384 tokens x 7168 x 2 B x 16).
+  // Free per XPU: 288 GB x 0.9 - 2 GiB reserve - weights - workspace (16384 tokens x 7168 x 2 B x
+  // 16).
   const double workspace = 16384 * h * 2 * 16;
   const double free = 288e9 * 0.9 - 2 * 1073741824.0 - weights - workspace;
   // MLA latent at FP8: (512 + 64) B per layer x 61 layers per token; each of the 8 DP ranks holds
@@ -41,8 +48,8 @@ TEST(PerfMemory_HandChecked, DeepSeekFp4OnJalapenoDep8_KvCapacity) {
 }
 
 TEST(PerfMemory_Fit, OneXpu_CannotHoldDeepSeek) {
-  const MemoryPlan p = plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(), Layout{"", 1, 1, 1, false},
-                                   "fp4", MemoryParams{}, 9216);
+  const MemoryPlan p = plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(),
+                                   Layout{"", 1, 1, 1, false}, "fp4", MemoryParams{}, 9216);
   EXPECT_FALSE(p.fits);
   EXPECT_NE(p.reason.find("does not fit in HBM"), std::string::npos) << p.reason;
   EXPECT_LT(p.kv_free.value(), 0.0);
@@ -61,7 +68,8 @@ TEST(PerfMemory_Fit, KvCapacityGrowsWithReplicaSize) {
 
 TEST(PerfMemory_Layouts, JalapenoAndGb300_ListFittingLayoutsAndRejectTheRestWithReasons) {
   for (const char* system : {"jalapeno-a0", "gb300-nvl72"}) {
-    const auto options = enumerate_layouts(mdl("deepseek-r1"), sys(system), shipped_catalog(), LayoutQuery{});
+    const auto options =
+        enumerate_layouts(mdl("deepseek-r1"), sys(system), shipped_catalog(), LayoutQuery{});
     int valid = 0, hbm = 0, domain = 0;
     for (const auto& o : options) {
       if (o.valid) {
@@ -120,34 +128,42 @@ TEST(PerfMemory_HandChecked, PipelineKvCapacity_TightestStageDecides) {
   // DeepSeek-R1 fp4 at tp1-pp2 on jalapeno-a0: stage 0 holds 31 layers (3 dense, 28 MoE) and the
   // embeddings, stage 1 holds 30 MoE layers and the head. Each holds its own layers' KV.
   const MemoryParams mem;
-  const MemoryPlan p = plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(), Layout{"", 1, 1, 2, false},
-                                   "fp4", mem, 9216);
+  const MemoryPlan p = plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(),
+                                   Layout{"", 1, 1, 2, false}, "fp4", mem, 9216);
   const double h = 7168;
-  const double attn = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+  const double attn =
+      7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
   const double moe = 256 * 3 * h * 2048 * 4.5 / 8 + 3 * h * 2048 + h * 256 * 2;
   const double dense = 3 * h * 18432;
   const double emb = 129280 * h * 2.0;
   const double stage0 = 31 * attn + 3 * dense + 28 * moe + emb, stage1 = 30 * attn + 30 * moe + emb;
   const double budget = 288e9 * 0.9 - 2 * 1073741824.0 - 16384 * h * 2 * 16;
-  const double expected = std::min((budget - stage0) / (576.0 * 31), (budget - stage1) / (576.0 * 30));
+  const double expected =
+      std::min((budget - stage0) / (576.0 * 31), (budget - stage1) / (576.0 * 30));
   EXPECT_NEAR(p.weights.value() / std::max(stage0, stage1), 1.0, 1e-12);
   EXPECT_NEAR(p.kv_tokens / expected, 1.0, 1e-12);
 }
 
 TEST(PerfMemory_Fit, DraftTokens_HoldTheMtpModule) {
   const Layout l{"", 8, 8, 1, true};
-  const MemoryPlan plain = plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(), l, "fp4", {}, 9216);
-  const MemoryPlan mtp = plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(), l, "fp4", {}, 9216, 1);
+  const MemoryPlan plain =
+      plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(), l, "fp4", {}, 9216);
+  const MemoryPlan mtp =
+      plan_memory(mdl("deepseek-r1"), sys("jalapeno-a0"), shipped_catalog(), l, "fp4", {}, 9216, 1);
   // One extra layer: full attention (FP8) + 32 routed experts (NVFP4) + shared expert + router.
   const double h = 7168;
-  const double attn = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+  const double attn =
+      7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
   const double layer = attn + 32 * 3 * h * 2048 * 4.5 / 8 + 3 * h * 2048 + h * 256 * 2;
   EXPECT_NEAR(mtp.weights.value() - plain.weights.value(), layer, 1.0);
   EXPECT_NEAR(mtp.kv_per_token.value() - plain.kv_per_token.value(), 576.0, 1e-9);
   // Llama has no MTP module: drafting changes nothing in its plan.
   const Layout t8{"", 8, 1, 1, false};
-  EXPECT_DOUBLE_EQ(plan_memory(mdl("llama-3.3-70b"), sys("h200-hgx"), shipped_catalog(), t8, "bf16", {}, 9216, 2).weights.value(),
-                   plan_memory(mdl("llama-3.3-70b"), sys("h200-hgx"), shipped_catalog(), t8, "bf16", {}, 9216).weights.value());
+  EXPECT_DOUBLE_EQ(
+      plan_memory(mdl("llama-3.3-70b"), sys("h200-hgx"), shipped_catalog(), t8, "bf16", {}, 9216, 2)
+          .weights.value(),
+      plan_memory(mdl("llama-3.3-70b"), sys("h200-hgx"), shipped_catalog(), t8, "bf16", {}, 9216)
+          .weights.value());
 }
 
 }  // namespace

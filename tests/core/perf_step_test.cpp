@@ -1,12 +1,11 @@
 // The step-time model: hand-checked cases computed from first principles, and invariants over every
 // system and model of the shipped catalog.
 
-#include "core/perf/step.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "core/perf/step.hpp"
 #include "test_support.hpp"
 
 namespace racktwin::perf {
@@ -46,18 +45,22 @@ StepModel make(const char* model, const char* system, const Layout& l, const std
   return *m;
 }
 
-Layout tp(int t, int ep = 1, int pp = 1, bool dpa = false) { return Layout{"", t, ep, pp, dpa}; }
+Layout tp(int t, int ep = 1, int pp = 1, bool dpa = false) {
+  return Layout{"", t, ep, pp, dpa};
+}
 
 TEST(PerfStep_HandChecked, GptOssDecodeBatch1OnOneH100_IsMemoryBoundOnTheBytesItTouches) {
   const double C = 8192;  // context of the one sequence
   const StepModel m = make("gpt-oss-120b", "h100-hgx", tp(1), "fp4");
   const Breakdown b = m.step(IterationShape::decode(1, C));
 
-  // Weights touched, in bytes (fp4 variant: BF16 attention, router and head; MXFP4 experts at 4.25 bits).
+  // Weights touched, in bytes (fp4 variant: BF16 attention, router and head; MXFP4 experts at 4.25
+  // bits).
   const double layers = 36, h = 2880;
-  const double attn_params = h * (64 * 64) + 2 * h * (8 * 64) + (64 * 64) * h;  // q, k, v, o = 26,542,080
+  const double attn_params =
+      h * (64 * 64) + 2 * h * (8 * 64) + (64 * 64) * h;  // q, k, v, o = 26,542,080
   const double attn = layers * attn_params * 2.0;
-  const double expert_params = 3 * h * 2880;                   // gate, up, down = 24,883,200
+  const double expert_params = 3 * h * 2880;                     // gate, up, down = 24,883,200
   const double experts = layers * 4 * expert_params * 4.25 / 8;  // one token touches top-4 experts
   const double router = layers * h * 128 * 2.0;
   const double head = 201088 * h * 2.0;
@@ -73,7 +76,7 @@ TEST(PerfStep_HandChecked, GptOssDecodeBatch1OnOneH100_IsMemoryBoundOnTheBytesIt
 
   EXPECT_EQ(b.bound, Bound::memory);
   EXPECT_NEAR(b.memory.value(), bytes / (3.35e12 * 0.8), 1e-12);
-  EXPECT_DOUBLE_EQ(b.compute.value(), 0.0);  // no operation is compute-bound at batch 1
+  EXPECT_DOUBLE_EQ(b.compute.value(), 0.0);        // no operation is compute-bound at batch 1
   EXPECT_DOUBLE_EQ(b.communication.value(), 0.0);  // one XPU, no collectives
   EXPECT_NEAR(b.total.value(), bytes / (3.35e12 * 0.8), 1e-12);
 }
@@ -84,8 +87,10 @@ TEST(PerfStep_HandChecked, DeepSeekAbsorbedMlaDecodeFlops) {
   const Breakdown b = m.step(IterationShape::decode(1, C));
   // Projections per token per layer: q_a 7168x1536, q_b 1536x128x192, kv_a 7168x576,
   // kv_b 512x128x256 (absorbed into the query and output), o 128x128x7168: 2 FLOPs per weight.
-  const double proj = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
-  // Absorbed attention over the latent: scores 2 x 128 x (512 + 64) and values 2 x 128 x 512 per position.
+  const double proj =
+      7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+  // Absorbed attention over the latent: scores 2 x 128 x (512 + 64) and values 2 x 128 x 512 per
+  // position.
   const double core = 2.0 * 128 * 576 + 2.0 * 128 * 512;
   const double expected = 61 * (2 * proj + core * C);
   EXPECT_NEAR(b.parts[kAttention].flops.value() / expected, 1.0, 1e-12);
@@ -117,14 +122,16 @@ TEST(PerfStep_HandChecked, GptOssPrefillOnH100_IsComputeBoundAtBf16Rate) {
   // Sliding layers: query i attends min(i, 128) positions.
   const double sliding_pairs = 128.0 * 129 / 2 + (T - 128) * 128;
   const double core = 4 * 64 * 64.0;
-  const double attention = 36 * 2 * attn_params * T + 18 * core * full_pairs + 18 * core * sliding_pairs;
+  const double attention =
+      36 * 2 * attn_params * T + 18 * core * full_pairs + 18 * core * sliding_pairs;
   EXPECT_NEAR(b.parts[kAttention].flops.value() / attention, 1.0, 1e-12);
   EXPECT_NEAR(b.parts[kMoe].flops.value() / (36 * moe), 1.0, 1e-12);
   EXPECT_EQ(b.bound, Bound::compute);
   EXPECT_GT(b.compute.value(), 10 * b.memory.value());
   const double rate = 989e12 * 0.6;
   EXPECT_NEAR(b.compute.value(), (attention + 36 * moe) / rate, 1e-9 * b.compute.value());
-  // Sampling the one first token reads the whole BF16 head for 2 x 2880 x 201088 FLOPs: memory-bound.
+  // Sampling the one first token reads the whole BF16 head for 2 x 2880 x 201088 FLOPs:
+  // memory-bound.
   EXPECT_NEAR(b.memory.value(), 201088 * 2880 * 2.0 / (3.35e12 * 0.8), 1e-15);
 }
 
@@ -151,17 +158,22 @@ TEST(PerfStep_Layouts, InvalidLayouts_AreRejectedWithTheirReason) {
     return m ? std::string() : m.error();
   };
   EXPECT_NE(err("gpt-oss-120b", "h100-hgx", tp(3), "fp4").find("not divisible"), std::string::npos);
-  EXPECT_NE(err("llama-3.3-70b", "h100-hgx", tp(16), "bf16").find("exceeds the scale-up domain"), std::string::npos);
-  EXPECT_NE(err("llama-3.3-70b", "h100-hgx", tp(8, 8), "bf16").find("dense model"), std::string::npos);
-  EXPECT_NE(err("deepseek-r1", "gb200-nvl72", tp(8, 3), "fp8").find("does not divide"), std::string::npos);
-  EXPECT_NE(err("deepseek-r1", "gb200-nvl72", tp(1, 1, 1, true), "fp8").find("dp_attention"), std::string::npos);
-  EXPECT_NE(err("deepseek-r1", "gb200-nvl72", tp(8), "int4").find("no 'int4' weight variant"), std::string::npos);
+  EXPECT_NE(err("llama-3.3-70b", "h100-hgx", tp(16), "bf16").find("exceeds the scale-up domain"),
+            std::string::npos);
+  EXPECT_NE(err("llama-3.3-70b", "h100-hgx", tp(8, 8), "bf16").find("dense model"),
+            std::string::npos);
+  EXPECT_NE(err("deepseek-r1", "gb200-nvl72", tp(8, 3), "fp8").find("does not divide"),
+            std::string::npos);
+  EXPECT_NE(err("deepseek-r1", "gb200-nvl72", tp(1, 1, 1, true), "fp8").find("dp_attention"),
+            std::string::npos);
+  EXPECT_NE(err("deepseek-r1", "gb200-nvl72", tp(8), "int4").find("no 'int4' weight variant"),
+            std::string::npos);
 }
 
 TEST(PerfStep_Precision, BestPrecision_PrefersNativeNarrowFormats) {
   const Catalog& c = shipped_catalog();
   EXPECT_EQ(best_precision(mdl("deepseek-r1"), sys("gb300-nvl72"), c), "fp4");
-  EXPECT_EQ(best_precision(mdl("deepseek-r1"), sys("h200-hgx"), c), "fp8");  // no FP4 on Hopper
+  EXPECT_EQ(best_precision(mdl("deepseek-r1"), sys("h200-hgx"), c), "fp8");   // no FP4 on Hopper
   EXPECT_EQ(best_precision(mdl("gpt-oss-120b"), sys("h200-hgx"), c), "fp4");  // its only variant
   EXPECT_EQ(best_precision(mdl("llama-3.3-70b"), sys("mi300x-8"), c), "fp8");
   EXPECT_EQ(best_precision(mdl("kimi-k2.5"), sys("h100-hgx"), c), "int4");
@@ -169,12 +181,13 @@ TEST(PerfStep_Precision, BestPrecision_PrefersNativeNarrowFormats) {
 
 TEST(PerfStep_Speculation, AcceptedTokens_DivideTheTimePerToken) {
   const StepModel plain = make("deepseek-r1", "gb300-nvl72", tp(8, 8, 1, true), "fp4");
-  const StepModel mtp = make("deepseek-r1", "gb300-nvl72", tp(8, 8, 1, true), "fp4", bare(), Speculation{1, 1.8});
+  const StepModel mtp =
+      make("deepseek-r1", "gb300-nvl72", tp(8, 8, 1, true), "fp4", bare(), Speculation{1, 1.8});
   const auto s = IterationShape::decode(8, 8 * 8192.0);
   const Breakdown a = plain.step(s), b = mtp.step(s);
   EXPECT_DOUBLE_EQ(b.tokens_per_decode_seq, 1.8);
-  EXPECT_GT(b.total, a.total);                                    // a step verifies and drafts more
-  EXPECT_LT(b.total.value() / 1.8, a.total.value());              // but costs less per token
+  EXPECT_GT(b.total, a.total);                        // a step verifies and drafts more
+  EXPECT_LT(b.total.value() / 1.8, a.total.value());  // but costs less per token
   EXPECT_GT(b.parts[kDraft].bytes.value(), 0.0);
 }
 
@@ -209,7 +222,8 @@ std::vector<Case> every_case() {
 }
 
 TEST(PerfStep_Invariants, EverySystemAndModel_HasACase) {
-  EXPECT_EQ(every_case().size(), shipped_catalog().systems.size() * shipped_catalog().models.size());
+  EXPECT_EQ(every_case().size(),
+            shipped_catalog().systems.size() * shipped_catalog().models.size());
 }
 
 TEST(PerfStep_Invariants, TimeNeverDecreasesWithBatchOrContext) {
@@ -253,7 +267,8 @@ TEST(PerfStep_Invariants, MoreBandwidthOrFlops_NeverSlower) {
     const auto base = faster(1, 1), more_bw = faster(2, 1), more_flops = faster(1, 2);
     IterationShape mixed = IterationShape::decode(32, 32 * 4096.0);
     mixed.add_prefill_chunk(2048, 0, false, k.model->attention.sliding_window.value_or(0));
-    for (const auto& s : {IterationShape::decode(1, 8192), IterationShape::decode(256, 256 * 8192.0), mixed}) {
+    for (const auto& s :
+         {IterationShape::decode(1, 8192), IterationShape::decode(256, 256 * 8192.0), mixed}) {
       const double t = base.step(s).total.value();
       EXPECT_LE(more_bw.step(s).total.value(), t) << k.system->id << " " << k.model->id;
       EXPECT_LE(more_flops.step(s).total.value(), t) << k.system->id << " " << k.model->id;
@@ -281,7 +296,8 @@ TEST(PerfStep_Invariants, BreakdownAddsUpToTotal) {
     IterationShape s = IterationShape::decode(24, 24 * 3000.0);
     s.add_prefill_chunk(1024, 512, true, k.model->attention.sliding_window.value_or(0));
     const Breakdown b = m.step(s);
-    const double sum = b.compute.value() + b.memory.value() + b.communication.value() + b.overhead.value();
+    const double sum =
+        b.compute.value() + b.memory.value() + b.communication.value() + b.overhead.value();
     EXPECT_NEAR(b.total.value(), sum, 1e-15 * sum) << k.system->id << " " << k.model->id;
     // Each part aggregates operations; the sum over operations of max(compute, memory) lies between
     // the sum over parts of max(compute sum, memory sum) and of (compute sum + memory sum).
@@ -303,7 +319,8 @@ TEST(PerfStep_Invariants, PipelineAndDataParallelAttention_ConserveWork) {
   const StepModel two = make("llama-3.3-70b", "gb200-nvl72", tp(4, 1, 2), "bf16");
   const auto s = IterationShape::decode(2, 2 * 1000.0);
   // Per XPU: half the layers, each microbatch of one sequence: total = 2 stages x per-XPU FLOPs.
-  EXPECT_NEAR(two.step(s).flops.value() * 2, one.step(s).flops.value(), 1e-6 * one.step(s).flops.value());
+  EXPECT_NEAR(two.step(s).flops.value() * 2, one.step(s).flops.value(),
+              1e-6 * one.step(s).flops.value());
 }
 
 }  // namespace
@@ -331,7 +348,8 @@ TEST(PerfStep_Invariants, AddingWork_NeverMakesAStepFaster) {
               IterationShape mixed = IterationShape::decode(k, k * 8192);
               mixed.add_prefill_chunk(8192, 0, true, w);
               const double t_mixed = sm->step(mixed).total.value();
-              EXPECT_GE(t_mixed, prev * (1 - 1e-12)) << system << " " << mid << " " << tp(t, e, 1, dpa).label() << " +" << k;
+              EXPECT_GE(t_mixed, prev * (1 - 1e-12))
+                  << system << " " << mid << " " << tp(t, e, 1, dpa).label() << " +" << k;
               prev = t_mixed;
             }
           }
@@ -345,11 +363,15 @@ TEST(PerfStep_HandChecked, MoeImbalance_OnlyWithExpertParallelism) {
   Efficiency skewed = bare();
   skewed.moe_imbalance = 1.5;
   const auto s = IterationShape::decode(64, 64 * 1000.0);
-  const double flat = make("deepseek-r1", "gb300-nvl72", tp(8, 1), "fp4").step(s).parts[kMoe].flops.value();
-  const double same = make("deepseek-r1", "gb300-nvl72", tp(8, 1), "fp4", skewed).step(s).parts[kMoe].flops.value();
+  const double flat =
+      make("deepseek-r1", "gb300-nvl72", tp(8, 1), "fp4").step(s).parts[kMoe].flops.value();
+  const double same =
+      make("deepseek-r1", "gb300-nvl72", tp(8, 1), "fp4", skewed).step(s).parts[kMoe].flops.value();
   EXPECT_DOUBLE_EQ(flat, same);  // ep = 1: every rank has a slice of every expert
-  const double ep_flat = make("deepseek-r1", "gb300-nvl72", tp(8, 8), "fp4").step(s).parts[kMoe].flops.value();
-  const double ep_skew = make("deepseek-r1", "gb300-nvl72", tp(8, 8), "fp4", skewed).step(s).parts[kMoe].flops.value();
+  const double ep_flat =
+      make("deepseek-r1", "gb300-nvl72", tp(8, 8), "fp4").step(s).parts[kMoe].flops.value();
+  const double ep_skew =
+      make("deepseek-r1", "gb300-nvl72", tp(8, 8), "fp4", skewed).step(s).parts[kMoe].flops.value();
   EXPECT_GT(ep_skew, ep_flat);
 }
 
@@ -378,14 +400,16 @@ TEST(PerfStep_HandChecked, PipelineStages_HoldTheirOwnLayers) {
   const StepModel one = make("deepseek-r1", "jalapeno-a0", tp(8, 8), "fp4");
   const StepModel two = make("deepseek-r1", "jalapeno-a0", tp(8, 8, 2), "fp4");
   const double h = 7168;
-  const double attn = (7168.0 * 1536 + 7168.0 * 576) + (1536.0 * 128 * 192 + 512.0 * 128 * 256 + 128.0 * 128 * 7168) / 8;
+  const double attn = (7168.0 * 1536 + 7168.0 * 576) +
+                      (1536.0 * 128 * 192 + 512.0 * 128 * 256 + 128.0 * 128 * 7168) / 8;
   const double moe = 32 * 3 * h * 2048 * 4.5 / 8 + 3 * h * 2048 * 1.0 / 8 + h * 256 * 2;
   const double dense = 3 * h * 18432 * 1.0 / 8;
   const double emb = 129280 * h * 2.0 / 8;
   const double stage0 = 31 * attn + 3 * dense + 28 * moe + emb;
   const double stage1 = 30 * attn + 30 * moe + emb;  // the head is the same size as the embeddings
   EXPECT_NEAR(two.weights_per_xpu().value() / std::max(stage0, stage1), 1.0, 1e-12);
-  EXPECT_NEAR(one.weights_per_xpu().value() / (61 * attn + 3 * dense + 58 * moe + 2 * emb), 1.0, 1e-12);
+  EXPECT_NEAR(one.weights_per_xpu().value() / (61 * attn + 3 * dense + 58 * moe + 2 * emb), 1.0,
+              1e-12);
 }
 
 }  // namespace

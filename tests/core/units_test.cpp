@@ -98,7 +98,8 @@ TEST(Units_Algebra, PhysicalOperators_ProduceTheRightTypes) {
 }
 
 TEST(Units_Format, RoundTripsThroughTheParser) {
-  for (const char* s : {"700 W", "130 kW", "15.4 TB/s", "288 GB", "2 us", "13.4 PFLOP/s", "$0.08/kWh"}) {
+  for (const char* s :
+       {"700 W", "130 kW", "15.4 TB/s", "288 GB", "2 us", "13.4 PFLOP/s", "$0.08/kWh"}) {
     auto q = parse_quantity(s);
     ASSERT_TRUE(q.has_value()) << s;
     const std::string out = format_quantity(q->base_value, q->dimension);

@@ -97,7 +97,8 @@ TEST(CatalogErrors_Units, WrongDimension_IsReported) {
 }
 
 TEST(CatalogErrors_Provenance, PlainValueWithoutEntrySource_IsError) {
-  auto d = load_errors(replace(kValid, "    name: \"Chip A\"\n    source: src\n", "    name: \"Chip A\"\n"));
+  auto d = load_errors(
+      replace(kValid, "    name: \"Chip A\"\n    source: src\n", "    name: \"Chip A\"\n"));
   const Diagnostic* e = find_diag(d, "value has no source");
   ASSERT_NE(e, nullptr) << dump(d);
   EXPECT_EQ(e->where.file.substr(e->where.file.size() - 12), "catalog.yaml");
@@ -127,7 +128,8 @@ TEST(CatalogErrors_References, UnknownChip_SuggestsNearest) {
 }
 
 TEST(CatalogErrors_Structure, UnknownKeyAndMissingField_AreBothReported) {
-  std::string text = replace(kValid, "    compute_trays_per_rack: 4\n", "    compute_trays_per_rak: 4\n");
+  std::string text =
+      replace(kValid, "    compute_trays_per_rack: 4\n", "    compute_trays_per_rak: 4\n");
   text = replace(text, "    layers: 32\n", "");
   auto d = load_errors(text);
   const Diagnostic* unknown = find_diag(d, "unknown key 'compute_trays_per_rak'");

@@ -16,12 +16,14 @@ TEST(Catalog_Shipped, Loads_WithExactlyTheExpectedIds) {
   const Catalog& cat = shipped_catalog();
   const auto system_ids = cat.system_ids();
   const std::set<std::string> systems(system_ids.begin(), system_ids.end());
-  EXPECT_EQ(systems, (std::set<std::string>{"jalapeno-a0", "jalapeno-b0", "gb200-nvl72", "gb300-nvl72",
-                                            "vr200-nvl72", "b200-hgx", "b300-hgx", "h100-hgx", "h200-hgx",
-                                            "mi300x-8", "mi325x-8", "mi355x-8"}));
+  EXPECT_EQ(systems,
+            (std::set<std::string>{"jalapeno-a0", "jalapeno-b0", "gb200-nvl72", "gb300-nvl72",
+                                   "vr200-nvl72", "b200-hgx", "b300-hgx", "h100-hgx", "h200-hgx",
+                                   "mi300x-8", "mi325x-8", "mi355x-8"}));
   const auto model_ids = cat.model_ids();
   const std::set<std::string> models(model_ids.begin(), model_ids.end());
-  EXPECT_EQ(models, (std::set<std::string>{"gpt-oss-120b", "deepseek-r1", "kimi-k2.5", "llama-3.3-70b"}));
+  EXPECT_EQ(models,
+            (std::set<std::string>{"gpt-oss-120b", "deepseek-r1", "kimi-k2.5", "llama-3.3-70b"}));
 }
 
 TEST(Catalog_Shipped, EveryValue_HasProvenance_AndEveryAssumptionAReason) {
@@ -35,7 +37,8 @@ TEST(Catalog_Shipped, EveryValue_HasProvenance_AndEveryAssumptionAReason) {
       } else {
         EXPECT_FALSE(p.sources.empty()) << who << " " << f.path;
       }
-      for (const auto& s : p.sources) EXPECT_TRUE(cat.sources.contains(s)) << who << " " << f.path << " " << s;
+      for (const auto& s : p.sources)
+        EXPECT_TRUE(cat.sources.contains(s)) << who << " " << f.path << " " << s;
     }
   };
   for (const auto& [id, s] : cat.systems) check("system " + id, s->fields);
@@ -72,8 +75,8 @@ TEST(Catalog_Jalapeno, AsicRack_Has128XpusIn16VindalooTraysOf8) {
 TEST(Catalog_Jalapeno, PublishedPowerFigures_ArePresentAndSourced) {
   const System* s = shipped_catalog().find_system("jalapeno-a0");
   ASSERT_NE(s, nullptr);
-  ASSERT_TRUE(s->power.compute_rack && s->power.host_rack_provisioned && s->power.host_rack_production &&
-              s->power.rack_pair);
+  ASSERT_TRUE(s->power.compute_rack && s->power.host_rack_provisioned &&
+              s->power.host_rack_production && s->power.rack_pair);
   EXPECT_DOUBLE_EQ(s->power.compute_rack->value(), 130e3);
   EXPECT_DOUBLE_EQ(s->power.host_rack_provisioned->value(), 50e3);
   EXPECT_DOUBLE_EQ(s->power.host_rack_production->value(), 31e3);
@@ -85,7 +88,8 @@ TEST(Catalog_Jalapeno, PublishedPowerFigures_ArePresentAndSourced) {
   // The published rack figures are sourced; the component figures beside them are assumptions.
   for (const auto& f : s->fields)
     if (f.path.rfind("power.", 0) == 0) {
-      const bool published = f.path == "power.compute_rack" || f.path.rfind("power.host_rack_", 0) == 0 ||
+      const bool published = f.path == "power.compute_rack" ||
+                             f.path.rfind("power.host_rack_", 0) == 0 ||
                              f.path == "power.rack_pair";
       EXPECT_EQ(f.provenance.assumption, !published) << f.path;
     }
@@ -111,7 +115,8 @@ TEST(Catalog_Jalapeno, UnpublishedFigures_AreFlaggedAsAssumptions) {
   // A0 compute is B0's published 13.4 PFLOPS divided by the published ~25% perf/W gain.
   const System* b0 = shipped_catalog().find_system("jalapeno-b0");
   ASSERT_NE(b0, nullptr);
-  EXPECT_NEAR(b0->chip->dense_peak.at(ComputeClass::fp4).value() / s->chip->dense_peak.at(ComputeClass::fp4).value(),
+  EXPECT_NEAR(b0->chip->dense_peak.at(ComputeClass::fp4).value() /
+                  s->chip->dense_peak.at(ComputeClass::fp4).value(),
               1.25, 0.01);
 }
 
@@ -125,11 +130,11 @@ struct ChipRow {
 // Section 2 of the reference facts, row by row.
 TEST(Catalog_Comparators, Rows_MatchTheReferenceTable) {
   const ChipRow rows[] = {
-      {"h100-hgx", 80, 3.35, 700, 450, 8, 1979},      {"h200-hgx", 141, 4.8, 700, 450, 8, 1979},
-      {"b200-hgx", 180, 8, 1000, 900, 8, 4500},       {"b300-hgx", 268, 8, 1400, 900, 8, 4500},
-      {"gb200-nvl72", 186, 8, 1200, 900, 72, 5000},   {"gb300-nvl72", 288, 8, 1400, 900, 72, 5000},
-      {"vr200-nvl72", 288, 22, 2000, 1800, 72, 0},    {"mi300x-8", 192, 5.3, 750, 448, 8, 2615},
-      {"mi325x-8", 256, 6.0, 1000, 448, 8, 2615},     {"mi355x-8", 288, 8, 1400, 576, 8, 5033},
+      {"h100-hgx", 80, 3.35, 700, 450, 8, 1979},    {"h200-hgx", 141, 4.8, 700, 450, 8, 1979},
+      {"b200-hgx", 180, 8, 1000, 900, 8, 4500},     {"b300-hgx", 268, 8, 1400, 900, 8, 4500},
+      {"gb200-nvl72", 186, 8, 1200, 900, 72, 5000}, {"gb300-nvl72", 288, 8, 1400, 900, 72, 5000},
+      {"vr200-nvl72", 288, 22, 2000, 1800, 72, 0},  {"mi300x-8", 192, 5.3, 750, 448, 8, 2615},
+      {"mi325x-8", 256, 6.0, 1000, 448, 8, 2615},   {"mi355x-8", 288, 8, 1400, 576, 8, 5033},
   };
   for (const auto& r : rows) {
     const System* s = shipped_catalog().find_system(r.system);
@@ -137,10 +142,12 @@ TEST(Catalog_Comparators, Rows_MatchTheReferenceTable) {
     EXPECT_DOUBLE_EQ(s->chip->hbm_capacity.value(), r.hbm_gb * 1e9) << r.system;
     EXPECT_DOUBLE_EQ(s->chip->hbm_bandwidth.value(), r.hbm_tbs * 1e12) << r.system;
     EXPECT_DOUBLE_EQ(s->chip->tdp.value(), r.tdp_w) << r.system;
-    EXPECT_DOUBLE_EQ(s->scale_up.back().bandwidth_per_xpu.value(), r.scale_up_gbs * 1e9) << r.system;
+    EXPECT_DOUBLE_EQ(s->scale_up.back().bandwidth_per_xpu.value(), r.scale_up_gbs * 1e9)
+        << r.system;
     EXPECT_EQ(s->domain_xpus, r.domain) << r.system;
     if (r.fp8_tflops > 0) {
-      EXPECT_DOUBLE_EQ(s->chip->dense_peak.at(ComputeClass::fp8).value(), r.fp8_tflops * 1e12) << r.system;
+      EXPECT_DOUBLE_EQ(s->chip->dense_peak.at(ComputeClass::fp8).value(), r.fp8_tflops * 1e12)
+          << r.system;
     }
   }
 }
@@ -159,8 +166,9 @@ TEST(Catalog_Comparators, Nvl72_Has18TraysOf4And9SwitchTraysPerRack) {
 
 TEST(Catalog_Comparators, AllInKwPerXpu_PresentWherePublished) {
   const std::pair<const char*, double> published[] = {
-      {"h100-hgx", 1.73}, {"h200-hgx", 1.73}, {"b200-hgx", 2.17}, {"b300-hgx", 2.17}, {"gb200-nvl72", 2.10},
-      {"gb300-nvl72", 2.10}, {"mi300x-8", 1.79}, {"mi325x-8", 2.18}, {"mi355x-8", 2.65}};
+      {"h100-hgx", 1.73}, {"h200-hgx", 1.73},    {"b200-hgx", 2.17},
+      {"b300-hgx", 2.17}, {"gb200-nvl72", 2.10}, {"gb300-nvl72", 2.10},
+      {"mi300x-8", 1.79}, {"mi325x-8", 2.18},    {"mi355x-8", 2.65}};
   for (const auto& [id, kw] : published) {
     const System* s = shipped_catalog().find_system(id);
     ASSERT_NE(s, nullptr);

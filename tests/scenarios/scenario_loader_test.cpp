@@ -16,7 +16,9 @@ using test::dump;
 using test::find_diag;
 using test::shipped_catalog;
 
-std::string data(const std::string& name) { return std::string(RACKTWIN_TEST_DATA) + "/data/" + name; }
+std::string data(const std::string& name) {
+  return std::string(RACKTWIN_TEST_DATA) + "/data/" + name;
+}
 
 Diagnostics errors_of(const std::string& name) {
   auto sc = load_scenario_file(data(name), shipped_catalog());
@@ -26,7 +28,8 @@ Diagnostics errors_of(const std::string& name) {
 
 TEST(ScenarioLoader_Shipped, EveryShippedScenario_Loads) {
   int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios")) {
     if (!e.is_regular_file() || e.path().extension() != ".yaml") continue;
     auto sc = load_scenario_file(e.path().string(), shipped_catalog());
     EXPECT_TRUE(sc.has_value()) << e.path() << "\n" << (sc ? "" : dump(sc.error()));
@@ -84,7 +87,8 @@ TEST(ScenarioLoader_Errors, BadUnit_SaysWhatWasExpected) {
   EXPECT_EQ(d[0].where.line, 8);
   EXPECT_EQ(d[0].path, "facility.power_budget");
   EXPECT_NE(d[0].message.find("unknown unit 'Q'"), std::string::npos) << d[0].message;
-  EXPECT_NE(d[0].message.find("expected a power such as '700 W'"), std::string::npos) << d[0].message;
+  EXPECT_NE(d[0].message.find("expected a power such as '700 W'"), std::string::npos)
+      << d[0].message;
 }
 
 TEST(ScenarioLoader_Errors, MissingField_NamesTheKeyAndWhere) {
@@ -124,9 +128,10 @@ TEST(ScenarioLoader_Errors, InvalidSyntax_ReportsLine) {
 TEST(ScenarioLoader_Errors, ManyErrors_AreAllReportedAtOnce) {
   auto d = errors_of("many-errors.yaml");
   for (const char* needle :
-       {"unknown system id 'jalapeno-a1'", "unknown model id 'deepseek-r2'", "kind 'agentic' is not supported",
-        "workloads[1].isl", "workloads[1].range_ratio", "does not divide", "concurrency 1 is listed twice",
-        "concurrency[2]", "facility.pue", "facility.electricity_price", "unknown key 'colour'"}) {
+       {"unknown system id 'jalapeno-a1'", "unknown model id 'deepseek-r2'",
+        "kind 'agentic' is not supported", "workloads[1].isl", "workloads[1].range_ratio",
+        "does not divide", "concurrency 1 is listed twice", "concurrency[2]", "facility.pue",
+        "facility.electricity_price", "unknown key 'colour'"}) {
     EXPECT_NE(find_diag(d, needle), nullptr) << needle << "\n" << dump(d);
   }
   for (const auto& x : d) EXPECT_GT(x.where.line, 0) << x.to_string();
@@ -135,7 +140,8 @@ TEST(ScenarioLoader_Errors, ManyErrors_AreAllReportedAtOnce) {
 TEST(ScenarioLoader_Precision, UnknownVariant_IsRejected_KnownAccepted) {
   const std::string base =
       "name: p\nsystems: [h200-hgx]\nmodels: [gpt-oss-120b, deepseek-r1]\n"
-      "workloads:\n  - {kind: inferencex, isl: 8192, osl: 1024, precision: PREC}\nconcurrency: [1]\n";
+      "workloads:\n  - {kind: inferencex, isl: 8192, osl: 1024, precision: PREC}\nconcurrency: "
+      "[1]\n";
   auto with = [&](const std::string& p) {
     std::string t = base;
     t.replace(t.find("PREC"), 4, p);
@@ -144,7 +150,8 @@ TEST(ScenarioLoader_Precision, UnknownVariant_IsRejected_KnownAccepted) {
   EXPECT_TRUE(with("fp4").has_value());  // both models have an fp4 variant
   auto bad = with("fp8");                // gpt-oss-120b has none
   ASSERT_FALSE(bad.has_value());
-  ASSERT_NE(find_diag(bad.error(), "no 'fp8' weight variant for gpt-oss-120b"), nullptr) << dump(bad.error());
+  ASSERT_NE(find_diag(bad.error(), "no 'fp8' weight variant for gpt-oss-120b"), nullptr)
+      << dump(bad.error());
   EXPECT_EQ(bad.error()[0].where.line, 5);
 }
 
@@ -159,7 +166,8 @@ TEST(ScenarioLoader_Concurrency, RangeForm_DoublesFromTo) {
 
 TEST(ScenarioLoader_Layouts, NamedLayouts_GetNamesAndReplicaSize) {
   auto sc = load_scenario_string(
-      "name: l\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\nworkloads: [{isl: 8192, osl: 1024}]\n"
+      "name: l\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\nworkloads: [{isl: 8192, osl: "
+      "1024}]\n"
       "layouts:\n  replica_xpus: [8, 16]\n  named:\n    - {tp: 8, ep: 8, dp_attention: true}\n"
       "    - {name: wide, tp: 4, pp: 2, ep: 8}\nconcurrency: [1]\n",
       "inline.yaml", shipped_catalog());
@@ -188,11 +196,13 @@ Diagnostics inline_errors(const std::string& text) {
   return sc ? Diagnostics{} : sc.error();
 }
 
-const std::string kHead = "name: x\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\nworkloads: [{isl: 8192, osl: 1024}]\n";
+const std::string kHead =
+    "name: x\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\nworkloads: [{isl: 8192, osl: 1024}]\n";
 
 TEST(ScenarioLoader_Layouts, LabelStrings_AreAccepted) {
-  auto sc = load_scenario_string(kHead + "layouts: {named: [tp8-ep8-dpa, tp4-pp2]}\nconcurrency: 8\n", "inline.yaml",
-                                 test::shipped_catalog());
+  auto sc =
+      load_scenario_string(kHead + "layouts: {named: [tp8-ep8-dpa, tp4-pp2]}\nconcurrency: 8\n",
+                           "inline.yaml", test::shipped_catalog());
   ASSERT_TRUE(sc.has_value()) << test::dump(sc.error());
   ASSERT_EQ(sc->layouts.named.size(), 2u);
   EXPECT_TRUE(sc->layouts.named[0].dp_attention);
@@ -208,7 +218,8 @@ TEST(ScenarioLoader_Errors, NegativeQuantity_WarmupAndDuplicateSizes_AreRejected
   ASSERT_FALSE(d.empty());
   auto w = inline_errors(
       "name: x\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
-      "workloads: [{isl: 8192, osl: 1024, prompts_per_client: 2, warmup_per_client: 2}]\nconcurrency: [1]\n");
+      "workloads: [{isl: 8192, osl: 1024, prompts_per_client: 2, warmup_per_client: "
+      "2}]\nconcurrency: [1]\n");
   ASSERT_NE(test::find_diag(w, "warm-up"), nullptr) << test::dump(w);
   auto r = inline_errors(kHead + "layouts: {replica_xpus: [8, 8]}\nconcurrency: [1]\n");
   ASSERT_NE(test::find_diag(r, "replica size 8 is listed twice"), nullptr) << test::dump(r);
@@ -218,7 +229,8 @@ TEST(ScenarioLoader_Errors, NegativeQuantity_WarmupAndDuplicateSizes_AreRejected
 
 TEST(ScenarioLoader_Errors, UnsupportedKind_ReportsOnlyThat) {
   auto d = inline_errors(
-      "name: x\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\nworkloads: [{kind: agentic, isl: 8192, osl: 1024}]\n"
+      "name: x\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\nworkloads: [{kind: agentic, isl: "
+      "8192, osl: 1024}]\n"
       "concurrency: [1]\n");
   ASSERT_EQ(d.size(), 1u) << test::dump(d);
   EXPECT_NE(d[0].message.find("not supported"), std::string::npos);
@@ -227,7 +239,8 @@ TEST(ScenarioLoader_Errors, UnsupportedKind_ReportsOnlyThat) {
 TEST(ScenarioLoader_Errors, Diagnostics_AreInLineOrder) {
   auto d = errors_of("many-errors.yaml");
   for (std::size_t i = 1; i < d.size(); ++i)
-    EXPECT_LE(std::tie(d[i - 1].where.line, d[i - 1].where.column), std::tie(d[i].where.line, d[i].where.column))
+    EXPECT_LE(std::tie(d[i - 1].where.line, d[i - 1].where.column),
+              std::tie(d[i].where.line, d[i].where.column))
         << test::dump(d);
 }
 
@@ -240,7 +253,8 @@ namespace {
 TEST(ScenarioLoader_Poisson, RatesRequestsAndWarmup) {
   auto sc = load_scenario_string(
       "name: p\nsystems: [gb200-nvl72]\nmodels: [llama-3.3-70b]\n"
-      "workloads: [{kind: poisson, isl: 1024, osl: 256, rate: [1, 4.5], requests: 200, warmup_requests: 20}]\n"
+      "workloads: [{kind: poisson, isl: 1024, osl: 256, rate: [1, 4.5], requests: 200, "
+      "warmup_requests: 20}]\n"
       "replicas: 3\nrouter: round_robin\n",
       "inline.yaml", test::shipped_catalog());
   ASSERT_TRUE(sc.has_value()) << test::dump(sc.error());  // no concurrency needed for an open loop
@@ -252,12 +266,16 @@ TEST(ScenarioLoader_Poisson, RatesRequestsAndWarmup) {
   EXPECT_EQ(sc->router, RouterPolicy::round_robin);
   auto bad = load_scenario_string(
       "name: p\nsystems: [gb200-nvl72]\nmodels: [llama-3.3-70b]\n"
-      "workloads: [{kind: poisson, isl: 1024, osl: 256, requests: 10, warmup_requests: 10}]\nrouter: session_affinity\n",
+      "workloads: [{kind: poisson, isl: 1024, osl: 256, requests: 10, warmup_requests: "
+      "10}]\nrouter: session_affinity\n",
       "inline.yaml", test::shipped_catalog());
   ASSERT_FALSE(bad.has_value());
-  EXPECT_NE(test::find_diag(bad.error(), "missing required field 'rate'"), nullptr) << test::dump(bad.error());
-  EXPECT_NE(test::find_diag(bad.error(), "warm-up must be fewer"), nullptr) << test::dump(bad.error());
-  EXPECT_NE(test::find_diag(bad.error(), "session_affinity' is not built yet"), nullptr) << test::dump(bad.error());
+  EXPECT_NE(test::find_diag(bad.error(), "missing required field 'rate'"), nullptr)
+      << test::dump(bad.error());
+  EXPECT_NE(test::find_diag(bad.error(), "warm-up must be fewer"), nullptr)
+      << test::dump(bad.error());
+  EXPECT_NE(test::find_diag(bad.error(), "session_affinity' is not built yet"), nullptr)
+      << test::dump(bad.error());
 }
 
 }  // namespace
@@ -274,9 +292,11 @@ TEST(ScenarioLoader_Errors, KeysOfTheOtherArrivalKind_AndDuplicateRates_AreRejec
       "inline.yaml", test::shipped_catalog());
   ASSERT_FALSE(d.has_value());
   EXPECT_NE(test::find_diag(d.error(), "rate 2 is listed twice"), nullptr) << test::dump(d.error());
-  EXPECT_NE(test::find_diag(d.error(), "'prompts_per_client' applies to kind: inferencex only"), nullptr)
+  EXPECT_NE(test::find_diag(d.error(), "'prompts_per_client' applies to kind: inferencex only"),
+            nullptr)
       << test::dump(d.error());
-  EXPECT_NE(test::find_diag(d.error(), "'requests' applies to kind: poisson only"), nullptr) << test::dump(d.error());
+  EXPECT_NE(test::find_diag(d.error(), "'requests' applies to kind: poisson only"), nullptr)
+      << test::dump(d.error());
 }
 
 }  // namespace

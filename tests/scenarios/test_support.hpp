@@ -13,7 +13,9 @@
 
 namespace racktwin::test {
 
-inline std::string shipped_catalog_dir() { return std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/catalog"; }
+inline std::string shipped_catalog_dir() {
+  return std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/catalog";
+}
 
 inline const Catalog& shipped_catalog() {
   static const Catalog cat = [] {
@@ -41,8 +43,8 @@ class TempFile {
  public:
   TempFile(const std::string& name, const std::string& text) {
     dir_ = std::filesystem::temp_directory_path() /
-           ("racktwin-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-            std::to_string(counter()++));
+           ("racktwin-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "-" + std::to_string(counter()++));
     std::filesystem::create_directories(dir_);
     path_ = (dir_ / name).string();
     std::ofstream(path_) << text;

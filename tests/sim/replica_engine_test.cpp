@@ -16,7 +16,8 @@ perf::StepModel model(const char* m, const char* s, const char* layout) {
   const Catalog& c = shipped_catalog();
   const Model& md = *c.find_model(m);
   const System& sys = *c.find_system(s);
-  return *perf::StepModel::create(md, sys, c, *parse_layout(layout), perf::best_precision(md, sys, c),
+  return *perf::StepModel::create(md, sys, c, *parse_layout(layout),
+                                  perf::best_precision(md, sys, c),
                                   c.efficiency_prior_for(s)->values);
 }
 
@@ -27,8 +28,10 @@ struct Driven {
   int apply_calls = 0;
 };
 
-// A closed loop of `clients` over the requests: a finished request's client sends the next one at once.
-Driven drive(const perf::StepModel& m, double capacity, EngineParams p, std::vector<Request> requests, int clients) {
+// A closed loop of `clients` over the requests: a finished request's client sends the next one at
+// once.
+Driven drive(const perf::StepModel& m, double capacity, EngineParams p,
+             std::vector<Request> requests, int clients) {
   ReplicaEngine e(m, capacity, p);
   Driven d;
   std::size_t next = 0;
@@ -158,7 +161,8 @@ namespace {
 TEST(Pareto_Envelope, KeepsUndominatedPoints_AndInterpolates) {
   // (interactivity, tok/s): (10, 100) and (50, 40) are on the envelope; (20, 60) too; (15, 50) and
   // (30, 30) are beaten.
-  const std::vector<CurvePoint> pts{{10, 100, 0}, {15, 50, 1}, {20, 60, 2}, {30, 30, 3}, {50, 40, 4}};
+  const std::vector<CurvePoint> pts{
+      {10, 100, 0}, {15, 50, 1}, {20, 60, 2}, {30, 30, 3}, {50, 40, 4}};
   const auto env = pareto_envelope(pts);
   ASSERT_EQ(env.size(), 3u);
   EXPECT_EQ(env[0].index, 0u);

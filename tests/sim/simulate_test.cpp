@@ -1,6 +1,6 @@
 // The serving simulation through SimGrid. SimGrid keeps one engine per process, so this file holds
-// a single test that simulates one batch of points and checks every invariant on it (CTest runs each
-// test in its own process). Determinism, fusion and the golden run are checked end to end in
+// a single test that simulates one batch of points and checks every invariant on it (CTest runs
+// each test in its own process). Determinism, fusion and the golden run are checked end to end in
 // tests/cli/run_e2e_test.cpp, one process per run.
 
 #include <gtest/gtest.h>
@@ -49,7 +49,8 @@ TEST(Simulate_Batch, ConservationLittlesLawKvBoundAndReplicaScaling) {
     EXPECT_EQ(r.completed, 10 * conc);
     EXPECT_EQ(r.requests, 8 * conc);
     // Output tokens generated equal the sum of the measured requests' output lengths.
-    const auto reqs = inferencex_requests(r.spec.workload, conc, stream_seed(r.spec.seed, "workload"));
+    const auto reqs =
+        inferencex_requests(r.spec.workload, conc, stream_seed(r.spec.seed, "workload"));
     double osl = 0, isl = 0;
     for (const auto& q : reqs)
       if (!q.warmup) {
@@ -74,15 +75,16 @@ TEST(Simulate_Batch, ConservationLittlesLawKvBoundAndReplicaScaling) {
     EXPECT_DOUBLE_EQ(series_pre, all_isl);  // no preemption here, so every prompt is prefilled once
     EXPECT_DOUBLE_EQ(series_done, static_cast<double>(r.completed));
     EXPECT_EQ(r.preemptions, 0);
-    // Little's law in the closed loop: requests in flight = throughput x mean latency = C, up to the
-    // drain at the end of the run, when clients have no prompts left (tolerance 10%).
+    // Little's law in the closed loop: requests in flight = throughput x mean latency = C, up to
+    // the drain at the end of the run, when clients have no prompts left (tolerance 10%).
     EXPECT_NEAR(r.mean_concurrency / conc, 1.0, 0.10);
     EXPECT_LE(r.max_kv_used, r.kv_capacity_tokens);
     EXPECT_GT(r.total_tps_per_xpu, 0);
     EXPECT_GT(r.xpu_power_w, 0);
     EXPECT_LE(r.xpu_power_w, s.chip->tdp.value());
     EXPECT_GE(r.tpot.p90, r.tpot.median);
-    peak_total[r.spec.replicas] = std::max(peak_total[r.spec.replicas], r.total_tps_per_xpu * r.xpus);
+    peak_total[r.spec.replicas] =
+        std::max(peak_total[r.spec.replicas], r.total_tps_per_xpu * r.xpus);
   }
   // More replicas never lower the peak throughput.
   EXPECT_GE(peak_total[2], peak_total[1]);
