@@ -8,23 +8,43 @@ namespace racktwin::sim {
 
 ReplicaEngine::ReplicaEngine(const perf::StepModel& model, double kv_capacity_tokens,
                              EngineParams params)
-    : model_(&model), kv_capacity_(kv_capacity_tokens), params_(params), window_(model.window()) {}
+    : model_(&model),
+      kv_capacity_(kv_capacity_tokens),
+      params_(params),
+      window_(model.window()),
+      cache_(params.block_tokens) {}
 
 void ReplicaEngine::admit(Request* r) {
   r->target = r->isl;
   r->prefilled = 0;
   r->kv_tokens = 0;
+  r->context = 0;
+  r->cached_blocks = 0;
   waiting_.push_back(r);
+}
+
+void ReplicaEngine::make_room(double tokens) {
+  const double over = kv_used_ + tokens - kv_capacity_;
+  if (over <= 0) return;
+  const int evicted = cache_.evict(static_cast<int>(std::ceil(over / block())));
+  kv_used_ -= evicted * block();
+}
+
+void ReplicaEngine::release(Request* r) {
+  kv_used_ -= r->kv_tokens;
+  r->kv_tokens = 0;
+  if (r->cached_blocks > 0) cache_.unpin(r->blocks, r->cached_blocks);
+  r->cached_blocks = 0;
+  reserved_ -= r->reserved;
+  r->reserved = 0;
 }
 
 void ReplicaEngine::preempt_newest() {
   Request* r = running_.back();
   running_.pop_back();
-  kv_used_ -= r->kv_tokens;
-  context_sum_ -= r->kv_tokens;
-  r->kv_tokens = 0;
-  reserved_ -= r->reserved;
-  r->reserved = 0;
+  context_sum_ -= r->context;
+  r->context = 0;
+  release(r);
   r->prefilled = 0;
   r->target = r->isl + r->generated;  // recompute the prompt and what was generated
   r->preemptions += 1;
@@ -60,33 +80,53 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   if (!busy()) return boundaries_;
   stats_.plans += 1;
 
-  // Room for one more KV entry per decoding sequence, preempting the newest if needed.
+  // Room for one more KV entry per decoding sequence: evict cached blocks first, then preempt the
+  // newest sequence if even that is not enough.
   bool preempted = false;
-  while (!running_.empty() && kv_used_ + static_cast<double>(running_.size()) > kv_capacity_) {
+  while (!running_.empty() &&
+         kv_used_ - evictable_kv() + static_cast<double>(running_.size()) > kv_capacity_) {
     preempt_newest();
     preempted = true;
   }
+  const double n = static_cast<double>(running_.size());
+  make_room(n);
 
   // Prefill chunks from the queue, FIFO, within the token budget, the sequence limit and the cache.
-  const double n = static_cast<double>(running_.size());
   int budget = params_.max_batched_tokens - static_cast<int>(running_.size());
   int seqs = static_cast<int>(running_.size());
-  double kv = kv_used_ + n;
+  double planned = n;  // KV tokens this iteration adds
   double reserved = reserved_;
   for (Request* r : waiting_) {
     if (budget <= 0 || seqs >= params_.max_seqs) break;
-    if (r->prefilled == 0) {  // a new admission
-      const double need = r->target + params_.reserve_output_ratio * (r->osl - r->generated);
-      if (preempted || reserved + need > kv_capacity_) break;
+    if (r->reserved == 0) {  // a new admission: reuse the cached prefix, reserve the rest
+      int matched = 0;
+      if (params_.prefix_cache && !r->blocks.empty()) {
+        // At least one prompt token is computed, to sample the next token.
+        matched = std::min(cache_.match(r->blocks), (r->target - 1) / params_.block_tokens);
+      }
+      const double need =
+          r->target - matched * block() + params_.reserve_output_ratio * (r->osl - r->generated);
+      if (preempted || reserved + need + pinned_kv() > kv_capacity_) break;
       reserved += need;
+      r->reserved = need;
+      reserved_ += need;
+      stats_.prompt_tokens += r->target;
+      if (matched > 0) {
+        cache_.pin(r->blocks, matched);
+        r->cached_blocks = matched;
+        r->prefilled = matched * params_.block_tokens;
+        r->context = r->prefilled;
+        stats_.prefix_hit_tokens += r->prefilled;
+      }
     }
     const int remaining = r->target - r->prefilled;
-    int chunk = std::min(remaining, budget);
-    chunk = static_cast<int>(std::min<double>(chunk, kv_capacity_ - kv));
+    const double room = kv_capacity_ - (kv_used_ - evictable_kv()) - planned;
+    const int chunk =
+        static_cast<int>(std::min<double>(std::min(remaining, budget), std::floor(room)));
     if (chunk <= 0) break;
     chunks_.push_back({r, chunk});
     budget -= chunk;
-    kv += chunk;
+    planned += chunk;
     seqs += 1;
     if (chunk < remaining) break;  // one partly prefilled prompt at a time
   }
@@ -110,7 +150,7 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   if (params_.fuse) {
     int next_finish = running_.front()->osl - running_.front()->generated;
     for (const Request* r : running_) next_finish = std::min(next_finish, r->osl - r->generated);
-    const double room = std::floor((kv_capacity_ - kv_used_) / n);
+    const double room = std::floor((kv_capacity_ - (kv_used_ - evictable_kv())) / n);
     k = static_cast<std::size_t>(std::max(1.0, std::min<double>(next_finish, room)));
   }
   for (std::size_t i = 0; i < k; ++i)
@@ -147,20 +187,20 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
 
   // Decode: every running sequence gains j tokens.
   const int steps = static_cast<int>(j);
+  make_room(static_cast<double>(steps) * decoding);
   for (Request* r : running_) {
     r->generated += steps;
     r->kv_tokens += steps;
+    r->context += steps;
   }
-  kv_used_ += static_cast<double>(steps) * static_cast<double>(running_.size());
-  context_sum_ += static_cast<double>(steps) * static_cast<double>(running_.size());
+  kv_used_ += static_cast<double>(steps) * decoding;
+  context_sum_ += static_cast<double>(steps) * decoding;
   stats_.max_kv_used = std::max(stats_.max_kv_used, kv_used_);
   auto done = [&](Request* r) {
     r->finish = end;
-    reserved_ -= r->reserved;
-    r->reserved = 0;
-    kv_used_ -= r->kv_tokens;
-    context_sum_ -= r->kv_tokens;
-    r->kv_tokens = 0;
+    context_sum_ -= r->context;
+    r->context = 0;
+    release(r);
     finished.push_back(r);
   };
   std::vector<Request*> still;
@@ -173,25 +213,35 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
   }
   running_.swap(still);
 
-  // Prefill chunks: a prompt that completes samples its next token and starts decoding.
+  // Prefill chunks: a prompt that completes samples its next token and starts decoding; its full
+  // blocks move from its private KV into the prefix cache (pinned while it runs).
   for (const auto& c : chunks_) {
     Request* r = c.r;
-    if (r->prefilled == 0 && r->reserved == 0) {
-      r->reserved = r->target + params_.reserve_output_ratio * (r->osl - r->generated);
-      reserved_ += r->reserved;
-    }
+    make_room(c.tokens);
     r->prefilled += c.tokens;
     r->kv_tokens += c.tokens;
+    r->context += c.tokens;
     kv_used_ += c.tokens;
     stats_.max_kv_used = std::max(stats_.max_kv_used, kv_used_);
     if (r->prefilled < r->target) continue;
     waiting_.pop_front();  // chunks are taken from the front, in order
+    if (params_.prefix_cache && !r->blocks.empty()) {
+      const int full =
+          std::min(static_cast<int>(r->blocks.size()), r->target / params_.block_tokens);
+      if (full > r->cached_blocks) {
+        const int added = cache_.insert_pinned(r->blocks, r->cached_blocks, full);
+        const double moved = (full - r->cached_blocks) * block();
+        r->kv_tokens -= static_cast<int>(moved);
+        kv_used_ += added * block() - moved;  // blocks another request cached meanwhile are shared
+        r->cached_blocks = full;
+      }
+    }
     r->generated += 1;
     if (r->first_token < 0) r->first_token = end;
     if (r->generated >= r->osl) {
       done(r);
     } else {
-      context_sum_ += r->kv_tokens;
+      context_sum_ += r->context;
       running_.push_back(r);
     }
   }

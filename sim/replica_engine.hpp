@@ -10,6 +10,8 @@
 //   (fusion); with fusion off it always holds one.
 // - apply(j) commits the first j iterations of the last plan (1 <= j <= size). Iteration times are
 //   computed one by one in both modes, so fused and unfused runs give identical boundaries.
+// - KV in use (private tokens plus every cached block) never exceeds the capacity; unpinned cached
+//   blocks are evicted, least recently used first, before anything is preempted.
 // - KV in use never exceeds the capacity: a decode step that would overflow it first preempts the
 //   most recently started sequence, which returns to the front of the queue to be recomputed. A
 //   step that preempted admits no new prompt, so the engine does not thrash.
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "core/perf/step.hpp"
+#include "sim/prefix_cache.hpp"
 
 namespace racktwin::sim {
 
@@ -37,8 +40,13 @@ struct Request {
   int generated = 0;  // output tokens produced so far
   int prefilled = 0;  // prompt tokens (isl + generated at the time of a recompute) in the KV cache
   int target = 0;     // prompt tokens to prefill before decoding (isl, or more after a preemption)
-  int kv_tokens = 0;  // tokens this request holds in the KV cache
-  double reserved = 0;  // KV tokens reserved for it at admission (prompt + expected output)
+  int kv_tokens = 0;  // tokens this request holds privately in the KV cache (not in shared blocks)
+  int context = 0;    // tokens of its context in the cache (shared prefix blocks included)
+  // Prefix caching: ids of the prompt's consecutive blocks (each id names the block and all before
+  // it); empty when the prompt shares nothing (random InferenceX prompts).
+  std::vector<std::uint64_t> blocks;
+  int cached_blocks = 0;  // leading blocks it holds (pinned) in the replica's prefix cache
+  double reserved = 0;    // KV tokens reserved for it at admission (prompt + expected output)
 };
 
 struct EngineParams {
@@ -50,6 +58,8 @@ struct EngineParams {
   // sequence plus its own: prompt + reserve_output_ratio x remaining output tokens. 1 never
   // preempts (guaranteed-no-evict); lower values admit more and preempt when the cache fills.
   double reserve_output_ratio = 1.0;
+  bool prefix_cache = true;  // keep finished prompts' blocks in HBM for reuse (LRU)
+  int block_tokens = 512;    // tokens per cache block
 };
 
 // One second of simulated time (the iterations that end in it).
@@ -68,6 +78,8 @@ struct EngineStats {
   double memory_s = 0;   // sum over iterations of memory activity x time
   std::int64_t preemptions = 0;
   double max_kv_used = 0;
+  double prompt_tokens = 0;        // prompt tokens admitted (recomputes included)
+  double prefix_hit_tokens = 0;    // of which found in the prefix cache
   std::vector<SecondBin> seconds;  // index = floor(iteration end time in s)
 };
 
@@ -96,6 +108,12 @@ class ReplicaEngine {
   };
   void add_iteration(double& clock, const perf::IterationShape& s);
   void preempt_newest();
+  void release(Request* r);  // frees its private KV and unpins its cached blocks
+  double block() const { return static_cast<double>(params_.block_tokens); }
+  double evictable_kv() const { return block() * cache_.evictable(); }
+  double pinned_kv() const { return block() * (cache_.size() - cache_.evictable()); }
+  // Evicts cached blocks until `tokens` more fit, if they can.
+  void make_room(double tokens);
 
   const perf::StepModel* model_;
   double kv_capacity_;
@@ -106,6 +124,7 @@ class ReplicaEngine {
   double kv_used_ = 0;
   double context_sum_ = 0;  // sum of the running sequences' KV tokens
   double reserved_ = 0;     // sum of the admitted sequences' reservations
+  PrefixCache cache_;
   EngineStats stats_;
   // The last plan.
   std::vector<double> boundaries_;
