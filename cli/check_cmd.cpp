@@ -89,7 +89,20 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
             ? fmt::format("open loop, Poisson at {} req/s, {} requests ({} warm-up)", join(rates),
                           x.requests, x.warmup_requests)
             : std::string("InferenceX closed loop");
-    loads += w.kind == WorkloadKind::poisson ? x.rates.size() : sc->concurrency.size();
+    loads += w.kind == WorkloadKind::poisson ? x.rates.size()
+             : w.kind == WorkloadKind::trace ? 1
+                                             : sc->concurrency.size();
+    if (w.kind == WorkloadKind::trace) {
+      std::set<std::string> sessions;
+      for (const auto& q : *w.trace.requests)
+        if (!q.session_id.empty()) sessions.insert(q.session_id);
+      workloads.push_back(fmt::format(
+          "{}: replay of {} ({} requests, {} sessions, {}-token blocks, time x{:g}, {} warm-up), "
+          "weights {}",
+          w.id, w.trace.file, w.trace.requests->size(), sessions.size(), w.trace.block_tokens,
+          w.trace.time_scale, w.trace.warmup_requests, x.precision.value_or("the system's best")));
+      continue;
+    }
     workloads.push_back(fmt::format(
         "{}: {}, ISL {} / OSL {} drawn from [{:g} L, L], MTP {}, weights {}", w.id, arrivals, x.isl,
         x.osl, x.range_ratio,
@@ -115,7 +128,10 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
     for (const auto& w : sc->workloads)
       wl.push_back(
           {{"id", w.id},
-           {"kind", w.kind == WorkloadKind::poisson ? "poisson" : "inferencex"},
+           {"kind", w.kind == WorkloadKind::poisson ? "poisson"
+                    : w.kind == WorkloadKind::trace ? "trace"
+                                                    : "inferencex"},
+           {"trace_file", w.trace.file},
            {"rates_req_s", w.inferencex.rates},
            {"requests", w.inferencex.requests},
            {"warmup_requests", w.inferencex.warmup_requests},
@@ -128,30 +144,31 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
            {"prompts_per_client", w.inferencex.prompts_per_client},
            {"warmup_per_client", w.inferencex.warmup_per_client},
            {"precision", w.inferencex.precision ? json(*w.inferencex.precision) : json(nullptr)}});
-    json j{
-        {"file", path},
-        {"valid", true},
-        {"name", sc->name},
-        {"description", sc->description},
-        {"seed", sc->seed},
-        {"systems", sc->systems},
-        {"models", sc->models},
-        {"workloads", wl},
-        {"layouts", {{"replica_xpus", sc->layouts.replica_xpus}, {"named", layouts}}},
-        {"concurrency", sc->concurrency},
-        {"replicas", sc->replicas},
-        {"router", sc->router == RouterPolicy::round_robin ? "round_robin" : "least_outstanding"},
-        {"facility",
-         {{"pue", sc->facility.pue},
-          {"electricity_usd_per_kwh", sc->facility.electricity_price.value() * kJoulesPerKwh},
-          {"power_budget_w",
-           sc->facility.power_budget ? json(sc->facility.power_budget->value()) : json(nullptr)}}},
-        {"output",
-         {{"db", sc->output.db ? json(*sc->output.db) : json(nullptr)},
-          {"json", sc->output.json ? json(*sc->output.json) : json(nullptr)},
-          {"plots", sc->output.plots ? json(*sc->output.plots) : json(nullptr)}}},
-        {"points_per_layout", points},
-        {"assumptions", assumed}};
+    json j{{"file", path},
+           {"valid", true},
+           {"name", sc->name},
+           {"description", sc->description},
+           {"seed", sc->seed},
+           {"systems", sc->systems},
+           {"models", sc->models},
+           {"workloads", wl},
+           {"layouts", {{"replica_xpus", sc->layouts.replica_xpus}, {"named", layouts}}},
+           {"concurrency", sc->concurrency},
+           {"replicas", sc->replicas},
+           {"router", sc->router == RouterPolicy::round_robin        ? "round_robin"
+                      : sc->router == RouterPolicy::session_affinity ? "session_affinity"
+                                                                     : "least_outstanding"},
+           {"facility",
+            {{"pue", sc->facility.pue},
+             {"electricity_usd_per_kwh", sc->facility.electricity_price.value() * kJoulesPerKwh},
+             {"power_budget_w", sc->facility.power_budget ? json(sc->facility.power_budget->value())
+                                                          : json(nullptr)}}},
+           {"output",
+            {{"db", sc->output.db ? json(*sc->output.db) : json(nullptr)},
+             {"json", sc->output.json ? json(*sc->output.json) : json(nullptr)},
+             {"plots", sc->output.plots ? json(*sc->output.plots) : json(nullptr)}}},
+           {"points_per_layout", points},
+           {"assumptions", assumed}};
     fmt::print("{}\n", j.dump(2));
     return kExitOk;
   }
@@ -178,7 +195,10 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
   if (!conc.empty())
     fmt::print("  concurrency  {} ({})\n", join(conc), plural(conc.size(), "point"));
   fmt::print("  replicas     {} per point, routed {}\n", sc->replicas,
-             sc->router == RouterPolicy::round_robin ? "round robin" : "to the least outstanding");
+             sc->router == RouterPolicy::round_robin ? "round robin"
+             : sc->router == RouterPolicy::session_affinity
+                 ? "by session (sticky), else to the least outstanding"
+                 : "to the least outstanding");
   fmt::print(
       "  facility     PUE {:g}{}, electricity {}{}{}\n", sc->facility.pue,
       sc->facility.pue_given ? "" : " (default)", format(sc->facility.electricity_price),

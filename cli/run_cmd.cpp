@@ -97,11 +97,18 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
       for (const auto& w : sc->workloads) {
         const std::string precision =
             w.inferencex.precision.value_or(perf::best_precision(m, s, cat));
-        const double min_tokens = w.inferencex.isl + w.inferencex.osl;
+        double min_tokens = w.inferencex.isl + w.inferencex.osl;
+        if (w.kind == WorkloadKind::trace) {  // the longest request of the trace must fit
+          min_tokens = 0;
+          for (const auto& q : *w.trace.requests)
+            min_tokens = std::max<double>(min_tokens, q.input_length + q.output_length);
+        }
         // Closed loop: one point per concurrency; open loop: one per rate.
         std::vector<std::pair<int, double>> loads;
         if (w.kind == WorkloadKind::poisson) {
           for (double r : w.inferencex.rates) loads.emplace_back(0, r);
+        } else if (w.kind == WorkloadKind::trace) {
+          loads.emplace_back(0, 0.0);  // the trace sets its own arrivals
         } else {
           for (int c : sc->concurrency) loads.emplace_back(c, 0.0);
         }
@@ -115,6 +122,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
             p.workload = w.inferencex;
             p.workload_id = w.id;
             p.kind = w.kind;
+            p.trace = w.trace;
             p.concurrency = c;
             p.rate = rate;
             p.replicas = sc->replicas;
@@ -179,7 +187,9 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                      {"workload", r.spec.workload_id},
                      {"layout", r.spec.layout.label()},
                      {"precision", r.spec.precision},
-                     {"arrivals", r.spec.kind == WorkloadKind::poisson ? "poisson" : "closed_loop"},
+                     {"arrivals", r.spec.kind == WorkloadKind::poisson ? "poisson"
+                                  : r.spec.kind == WorkloadKind::trace ? "trace"
+                                                                       : "closed_loop"},
                      {"concurrency", r.spec.concurrency},
                      {"rate_req_s", r.spec.rate},
                      {"replicas", r.spec.replicas},
@@ -208,6 +218,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                        {"p99", r.e2e.p99}}},
                      {"interactivity_tok_s_user", r.interactivity},
                      {"e2e_normalised_interactivity", r.e2e_norm_interactivity},
+                     {"prefix_hit_rate", r.prefix_hit_rate},
                      {"mean_concurrency", r.mean_concurrency},
                      {"duration_s", r.duration_s},
                      {"kv_capacity_tokens", r.kv_capacity_tokens},

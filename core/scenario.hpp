@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,15 +34,40 @@ struct InferenceXWorkload {
   int warmup_requests = 100;
 };
 
-// inferencex: closed loop of C clients; poisson: open loop at a request rate.
-enum class WorkloadKind { inferencex, poisson };
+// One request of a Mooncake-format trace (JSONL; AIPerf mooncake_trace, Dynamo's generator).
+struct TraceRequest {
+  double timestamp_s = 0;  // arrival, from the trace's "timestamp" (ms since the first)
+  int input_length = 0;
+  int output_length = 0;
+  std::vector<std::uint64_t>
+      hash_ids;                   // ids of consecutive prompt blocks; equal ids = shared prefix
+  std::string session_id;         // empty: not part of a multi-turn session
+  std::optional<double> delay_s;  // pause after the session's previous turn, from "delay" (ms)
+  int line = 0;                   // line in the trace file
+};
 
-enum class RouterPolicy { least_outstanding, round_robin };
+// inferencex: closed loop of C clients; poisson: open loop at a request rate; trace: replay of a
+// Mooncake-format JSONL file.
+enum class WorkloadKind { inferencex, poisson, trace };
+
+struct TraceWorkload {
+  std::string file;         // as resolved (relative paths are relative to the scenario file)
+  int block_tokens = 512;   // tokens per hash_ids block
+  double time_scale = 1.0;  // multiplies timestamps and delays (0.5 replays twice as fast)
+  int warmup_requests = 0;  // the first requests, in file order, left out of the metrics
+  std::shared_ptr<const std::vector<TraceRequest>> requests;
+};
+
+// session_affinity: every turn of a session goes to the replica that served its first turn (where
+// its prefix is cached); requests without a session go to the least outstanding replica.
+enum class RouterPolicy { least_outstanding, round_robin, session_affinity };
 
 struct Workload {
   std::string id;
   WorkloadKind kind = WorkloadKind::inferencex;
-  InferenceXWorkload inferencex;
+  InferenceXWorkload
+      inferencex;       // lengths and arrivals of inferencex and poisson; precision of all
+  TraceWorkload trace;  // kind: trace
 };
 
 // A parallel layout of one model replica.

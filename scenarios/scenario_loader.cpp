@@ -1,12 +1,14 @@
 #include "scenarios/scenario_loader.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
 #include <tuple>
 
+#include "scenarios/trace_loader.hpp"
 #include "scenarios/yaml_reader.hpp"
 
 namespace racktwin {
@@ -73,15 +75,49 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
   auto kind = m.choice("kind", false, {"inferencex", "poisson", "agentic", "trace"});
   const std::string k = kind.value_or("inferencex");
   if (k == "poisson") w.kind = WorkloadKind::poisson;
-  if (k != "inferencex" && k != "poisson") {
-    ctx.error(m.get("kind"), m.child("kind"),
-              "workload kind '" + k + "' is not supported by this version of racktwin",
-              "use kind: inferencex (fixed-length closed loop) or poisson (open loop at a rate); "
-              "agentic and trace-replay workloads are not built yet");
+  if (k == "agentic") {
+    ctx.error(
+        m.get("kind"), m.child("kind"),
+        "workload kind 'agentic' is not supported by this version of racktwin",
+        "use kind: inferencex (closed loop), poisson (open loop at a rate) or trace (replay of "
+        "a Mooncake JSONL file, multi-turn sessions included); the agentic generator is not "
+        "built yet");
     m.allow({"isl", "osl", "range_ratio", "mtp", "mtp_acceptance", "precision",
              "prompts_per_client", "warmup_per_client", "rate", "requests", "warmup_requests"});
     m.finish();
     return std::nullopt;
+  }
+  if (k == "trace") {
+    w.kind = WorkloadKind::trace;
+    auto& t = w.trace;
+    auto file = m.string("file", true);
+    if (auto v = m.integer("block_tokens", false, 1, 1 << 20))
+      t.block_tokens = static_cast<int>(*v);
+    if (auto v = m.number("time_scale", false, 1e-6, 1e6)) t.time_scale = *v;
+    const auto max_requests = m.integer("max_requests", false, 1, 100000000);
+    if (auto v = m.integer("warmup_requests", false, 0, 100000000))
+      t.warmup_requests = static_cast<int>(*v);
+    if (auto p = m.string("precision", false)) w.inferencex.precision = *p;
+    m.finish();
+    if (!file) return std::nullopt;
+    // A relative path is relative to the scenario file's folder.
+    std::filesystem::path fp(*file);
+    if (fp.is_relative()) fp = std::filesystem::path(ctx.file()).parent_path() / fp;
+    t.file = fp.lexically_normal().string();
+    auto reqs = load_mooncake_trace(t.file, max_requests ? static_cast<int>(*max_requests) : 0);
+    if (!reqs) {
+      for (auto& d : reqs.error()) ctx.diagnostics().push_back(d);
+      return std::nullopt;
+    }
+    if (t.warmup_requests >= static_cast<int>(reqs->size())) {
+      ctx.error(
+          m.get("warmup_requests"), m.child("warmup_requests"),
+          "the warm-up takes every request of the trace (" + std::to_string(reqs->size()) + ")");
+      return std::nullopt;
+    }
+    t.requests = std::make_shared<const std::vector<TraceRequest>>(std::move(*reqs));
+    if (w.id.empty()) w.id = "trace-" + fp.stem().string();
+    return w;
   }
   auto& x = w.inferencex;
   if (auto v = m.integer("isl", true, 1, kMaxTokens))
@@ -384,12 +420,10 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
   if (auto v = top.integer("replicas", false, 1, 1 << 20)) sc.replicas = static_cast<int>(*v);
   if (top.has("router")) {
     auto r = top.choice("router", false, {"least_outstanding", "round_robin", "session_affinity"});
-    if (r && *r == "session_affinity")
-      ctx.error(top.get("router"), top.child("router"),
-                "router 'session_affinity' is not built yet",
-                "it comes with multi-turn sessions; use least_outstanding or round_robin");
-    else if (r)
-      sc.router = *r == "round_robin" ? RouterPolicy::round_robin : RouterPolicy::least_outstanding;
+    if (r)
+      sc.router = *r == "round_robin"        ? RouterPolicy::round_robin
+                  : *r == "session_affinity" ? RouterPolicy::session_affinity
+                                             : RouterPolicy::least_outstanding;
   }
   if (top.has("facility")) {
     MapReader f(ctx, top.get("facility"), top.child("facility"));

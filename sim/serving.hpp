@@ -35,6 +35,7 @@ struct PointSpec {
   InferenceXWorkload workload;
   std::string workload_id;
   WorkloadKind kind = WorkloadKind::inferencex;
+  TraceWorkload trace;  // kind: trace
   int concurrency = 1;  // closed loop: clients
   double rate = 0;      // open loop: requests per second
   RouterPolicy router = RouterPolicy::least_outstanding;
@@ -64,7 +65,8 @@ struct PointResult {
   Stats ttft, tpot, e2e;              // seconds
   double interactivity = 0;           // tok/s/user = 1 / median TPOT
   double e2e_norm_interactivity = 0;  // 1 / P90(E2E / OSL)
-  double mean_concurrency = 0;        // time-average of requests in flight over the window
+  double prefix_hit_rate = 0;   // prompt tokens found in the prefix cache / prompt tokens admitted
+  double mean_concurrency = 0;  // time-average of requests in flight over the window
   // Power and energy per XPU over the window.
   double compute_activity = 0, memory_activity = 0;  // busy-time-weighted, including idle time
   double xpu_power_w = 0;

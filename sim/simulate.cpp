@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <simgrid/s4u.hpp>
 
 #include "core/perf/memory.hpp"
@@ -23,6 +25,12 @@ namespace sg4 = simgrid::s4u;
 struct Point {
   PointSpec spec;
   std::vector<Request> requests;
+  // Trace replay: the next turn of each request's session (-1: none) and the pause before it.
+  std::vector<int> next_turn;
+  std::vector<double> turn_delay;  // negative: no delay given (arrive at the trace timestamp)
+  std::vector<double> trace_time;  // trace timestamp, scaled
+  std::vector<int> session;        // session index per request, -1 when none
+  std::vector<int> session_replica;
   std::unique_ptr<perf::StepModel> model;
   double kv_capacity = 0;
   std::vector<std::unique_ptr<ReplicaEngine>> engines;
@@ -41,23 +49,35 @@ void frontend(Point* p) {
   std::unique_lock lock(*p->mutex);
   const int n = static_cast<int>(p->requests.size());
   int next = 0, completed = 0, turn = 0;
-  auto issue = [&](int client, double at) {
-    Request* r = &p->requests[static_cast<std::size_t>(next++)];
+  auto issue_index = [&](std::size_t index, int client, double at) {
+    Request* r = &p->requests[index];
     r->client = client;
     r->arrival = at;
     int k = 0;
-    if (p->spec.router == RouterPolicy::round_robin) {
+    const int sess = p->session.empty() ? -1 : p->session[static_cast<std::size_t>(r->id)];
+    int* sticky = sess >= 0 && p->spec.router == RouterPolicy::session_affinity
+                      ? &p->session_replica[static_cast<std::size_t>(sess)]
+                      : nullptr;
+    if (sticky != nullptr && *sticky >= 0) {
+      k = *sticky;
+    } else if (p->spec.router == RouterPolicy::round_robin) {
       k = turn;
       turn = (turn + 1) % p->spec.replicas;
     } else {  // least outstanding requests; ties to the lowest index
       k = static_cast<int>(std::min_element(p->in_flight.begin(), p->in_flight.end()) -
                            p->in_flight.begin());
     }
+    if (sticky != nullptr) *sticky = k;
     r->replica = k;
     p->in_flight[static_cast<std::size_t>(k)] += 1;
     p->inbox[static_cast<std::size_t>(k)].push_back(r);
     p->wake[static_cast<std::size_t>(k)]->notify_one();
   };
+  auto issue = [&](int client, double at) {
+    issue_index(static_cast<std::size_t>(next++), client, at);
+  };
+  // Trace replay: requests wait in a queue ordered by their arrival time (then by index).
+  std::set<std::pair<double, std::size_t>> scheduled;
   auto collect = [&] {
     while (!p->done.empty()) {
       Request* r = p->done.front();
@@ -67,9 +87,46 @@ void frontend(Point* p) {
       p->end = std::max(p->end, r->finish);
       if (p->spec.kind == WorkloadKind::inferencex && next < n)
         issue(r->client, r->finish);  // closed loop: the client sends its next prompt at once
+      if (p->spec.kind == WorkloadKind::trace) {
+        const int nt = p->next_turn[static_cast<std::size_t>(r->id)];
+        if (nt >= 0) {  // the session's next turn: after its pause, or at its timestamp
+          const double d = p->turn_delay[static_cast<std::size_t>(nt)];
+          const double at = d >= 0
+                                ? r->finish + d
+                                : std::max(r->finish, p->trace_time[static_cast<std::size_t>(nt)]);
+          scheduled.emplace(at, static_cast<std::size_t>(nt));
+        }
+      }
     }
   };
-  if (p->spec.kind == WorkloadKind::poisson) {
+  if (p->spec.kind == WorkloadKind::trace) {
+    // First turns and session-less requests arrive at their timestamps; later turns when the turn
+    // before them finishes (collect() schedules them).
+    std::vector<bool> follows(static_cast<std::size_t>(n), false);
+    for (int i = 0; i < n; ++i)
+      if (p->next_turn[static_cast<std::size_t>(i)] >= 0)
+        follows[static_cast<std::size_t>(p->next_turn[static_cast<std::size_t>(i)])] = true;
+    for (int i = 0; i < n; ++i)
+      if (!follows[static_cast<std::size_t>(i)])
+        scheduled.emplace(p->trace_time[static_cast<std::size_t>(i)], static_cast<std::size_t>(i));
+    while (completed < n && p->error.empty()) {
+      if (!scheduled.empty()) {
+        const auto [at, index] = *scheduled.begin();
+        if (p->done.empty() && p->done_cv->wait_until(lock, at) == std::cv_status::no_timeout) {
+          collect();
+          continue;
+        }
+        collect();
+        if (scheduled.empty() || scheduled.begin()->second != index)
+          continue;  // an earlier turn came in
+        scheduled.erase(scheduled.begin());
+        issue_index(index, static_cast<int>(index), at);
+      } else {
+        while (p->done.empty() && p->error.empty()) p->done_cv->wait(lock);
+        collect();
+      }
+    }
+  } else if (p->spec.kind == WorkloadKind::poisson) {
     // Open loop: each request arrives at its pre-drawn time, whatever is in flight.
     while (next < n && p->error.empty()) {
       const double at = p->requests[static_cast<std::size_t>(next)].arrival;
@@ -213,10 +270,39 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     p->spec = s;
     p->model = std::make_unique<perf::StepModel>(*sm);
     p->kv_capacity = plan.kv_tokens;
-    p->requests =
-        s.kind == WorkloadKind::poisson
-            ? poisson_requests(s.workload, s.rate, stream_seed(s.seed, "workload"))
-            : inferencex_requests(s.workload, s.concurrency, stream_seed(s.seed, "workload"));
+    if (s.kind == WorkloadKind::trace) {
+      const auto& tr = *s.trace.requests;
+      p->requests.resize(tr.size());
+      p->next_turn.assign(tr.size(), -1);
+      p->turn_delay.assign(tr.size(), -1.0);
+      p->trace_time.assign(tr.size(), 0.0);
+      p->session.assign(tr.size(), -1);
+      std::map<std::string, std::pair<int, int>> sessions;  // id -> (index, last request)
+      for (std::size_t k = 0; k < tr.size(); ++k) {
+        Request& q = p->requests[k];
+        q.id = static_cast<std::int64_t>(k);
+        q.isl = tr[k].input_length;
+        q.osl = tr[k].output_length;
+        q.blocks = tr[k].hash_ids;
+        q.warmup = static_cast<int>(k) < s.trace.warmup_requests;
+        p->trace_time[k] = tr[k].timestamp_s * s.trace.time_scale;
+        if (tr[k].delay_s) p->turn_delay[k] = *tr[k].delay_s * s.trace.time_scale;
+        if (!tr[k].session_id.empty()) {
+          const int index = static_cast<int>(sessions.size());
+          auto it = sessions.try_emplace(tr[k].session_id, index, -1).first;
+          p->session[k] = it->second.first;
+          if (it->second.second >= 0)
+            p->next_turn[static_cast<std::size_t>(it->second.second)] = static_cast<int>(k);
+          it->second.second = static_cast<int>(k);
+        }
+      }
+      p->session_replica.assign(sessions.size(), -1);
+    } else {
+      p->requests =
+          s.kind == WorkloadKind::poisson
+              ? poisson_requests(s.workload, s.rate, stream_seed(s.seed, "workload"))
+              : inferencex_requests(s.workload, s.concurrency, stream_seed(s.seed, "workload"));
+    }
     EngineParams ep = s.engine;
     ep.fuse = options.fuse;
     ep.max_batched_tokens = s.memory.max_batched_tokens;  // the planner sized the workspace for it
@@ -296,13 +382,17 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       r.input_tps_per_xpu = in_tok / r.duration_s / r.xpus;
       r.mean_concurrency = e2e_sum / r.duration_s;
     }
+    double hit = 0, prompt = 0;
     for (const auto& e : p->engines) {
       const EngineStats& s = e->stats();
+      hit += s.prefix_hit_tokens;
+      prompt += s.prompt_tokens;
       r.iterations += s.iterations;
       r.plans += s.plans;
       r.preemptions += s.preemptions;
       r.max_kv_used = std::max(r.max_kv_used, s.max_kv_used);
     }
+    r.prefix_hit_rate = prompt > 0 ? hit / prompt : 0.0;
     auto pm = power::PowerModel::of(*p->spec.system, power::Facility::from(p->spec.facility));
     // One-second series: tokens from the replica engines, completions from the requests.
     std::size_t seconds = static_cast<std::size_t>(std::floor(p->end)) + 1;

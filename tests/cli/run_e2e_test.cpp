@@ -39,6 +39,36 @@ TEST(Run_Golden, SmallScenario_MatchesTheCheckedInOutput) {
          "small.yaml)";
 }
 
+TEST(Run_Golden, TraceReplay_MatchesTheCheckedInOutput) {
+  auto r = run("run " + src("tests/sim/golden/trace.yaml") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(src("tests/sim/golden/trace.expected.json"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  ASSERT_FALSE(ss.str().empty()) << "missing tests/sim/golden/trace.expected.json";
+  EXPECT_EQ(points_of(r.out), points_of(ss.str()));
+  for (const auto& p : points_of(r.out)["points"]) {
+    EXPECT_EQ(p["completed"], 18);
+    EXPECT_GT(p["prefix_hit_rate"].get<double>(), 0.4);
+  }
+}
+
+TEST(Run_Routing, SessionAffinity_KeepsPrefixHitsThatRoundRobinLoses) {
+  auto rate_with = [&](const std::string& router) {
+    const auto path =
+        std::filesystem::temp_directory_path() / ("racktwin-route-" + router + ".yaml");
+    std::ofstream(path) << "name: r\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
+                        << "workloads: [{kind: trace, file: "
+                        << src("scenarios/traces/example-multiturn.jsonl")
+                        << "}]\nlayouts: {named: [tp8]}\nreplicas: 2\nrouter: " << router << "\n";
+    auto r = run("run " + path.string() + " --json");
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["points"][0]["prefix_hit_rate"].get<double>();
+  };
+  EXPECT_GT(rate_with("session_affinity"), rate_with("round_robin"));
+}
+
 TEST(Run_Determinism, SameSeedSameBytes_OtherSeedOtherSamples) {
   const std::string args = "run " + src("tests/sim/golden/small.yaml") + " --json";
   auto a = run(args), b = run(args), c = run(args + " --seed 99");

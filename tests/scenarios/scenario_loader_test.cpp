@@ -267,15 +267,14 @@ TEST(ScenarioLoader_Poisson, RatesRequestsAndWarmup) {
   auto bad = load_scenario_string(
       "name: p\nsystems: [gb200-nvl72]\nmodels: [llama-3.3-70b]\n"
       "workloads: [{kind: poisson, isl: 1024, osl: 256, requests: 10, warmup_requests: "
-      "10}]\nrouter: session_affinity\n",
+      "10}]\nrouter: sticky\n",
       "inline.yaml", test::shipped_catalog());
   ASSERT_FALSE(bad.has_value());
   EXPECT_NE(test::find_diag(bad.error(), "missing required field 'rate'"), nullptr)
       << test::dump(bad.error());
   EXPECT_NE(test::find_diag(bad.error(), "warm-up must be fewer"), nullptr)
       << test::dump(bad.error());
-  EXPECT_NE(test::find_diag(bad.error(), "session_affinity' is not built yet"), nullptr)
-      << test::dump(bad.error());
+  EXPECT_NE(test::find_diag(bad.error(), "found 'sticky'"), nullptr) << test::dump(bad.error());
 }
 
 }  // namespace
@@ -297,6 +296,68 @@ TEST(ScenarioLoader_Errors, KeysOfTheOtherArrivalKind_AndDuplicateRates_AreRejec
       << test::dump(d.error());
   EXPECT_NE(test::find_diag(d.error(), "'requests' applies to kind: poisson only"), nullptr)
       << test::dump(d.error());
+}
+
+}  // namespace
+}  // namespace racktwin
+
+#include "scenarios/trace_loader.hpp"
+
+namespace racktwin {
+namespace {
+
+TEST(TraceLoader_Mooncake, ShippedExample_LoadsWithSessionsAndBlocks) {
+  auto t = load_mooncake_trace(std::string(RACKTWIN_SOURCE_DIR) +
+                               "/scenarios/traces/example-multiturn.jsonl");
+  ASSERT_TRUE(t.has_value()) << test::dump(t.error());
+  ASSERT_EQ(t->size(), 18u);
+  int with_session = 0;
+  for (const auto& r : *t) {
+    with_session += r.session_id.empty() ? 0 : 1;
+    EXPECT_EQ(static_cast<int>(r.hash_ids.size()) * 512, r.input_length);
+  }
+  EXPECT_EQ(with_session, 12);
+  EXPECT_DOUBLE_EQ((*t)[0].timestamp_s, 0.0);
+}
+
+TEST(TraceLoader_Mooncake, BadLines_ReportFileLineAndField) {
+  test::TempFile f(
+      "t.jsonl",
+      "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 5, \"hash_ids\": [1]}\n"
+      "{\"timestamp\": -3, \"input_length\": 10, \"output_length\": 5}\n"
+      "not json\n"
+      "{\"timestamp\": 5, \"output_length\": 5}\n"
+      "{\"timestamp\": 6, \"input_length\": 1.5, \"output_length\": 5, \"hash_ids\": [\"x\"]}\n");
+  auto t = load_mooncake_trace(f.path());
+  ASSERT_FALSE(t.has_value());
+  const auto& d = t.error();
+  auto at = [&](int line, const std::string& needle) {
+    for (const auto& x : d)
+      if (x.where.line == line && x.to_string().find(needle) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(at(2, "timestamp")) << test::dump(d);
+  EXPECT_TRUE(at(3, "invalid JSON")) << test::dump(d);
+  EXPECT_TRUE(at(4, "missing required field 'input_length'")) << test::dump(d);
+  EXPECT_TRUE(at(5, "input_length")) << test::dump(d);
+  EXPECT_TRUE(at(5, "hash_ids")) << test::dump(d);
+}
+
+TEST(ScenarioLoader_Trace, RelativeFile_ResolvesBesideTheScenario_AndMissingFileIsAnError) {
+  auto sc =
+      load_scenario_file(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/trace-replay-example.yaml",
+                         test::shipped_catalog());
+  ASSERT_TRUE(sc.has_value()) << test::dump(sc.error());
+  EXPECT_EQ(sc->workloads[0].kind, WorkloadKind::trace);
+  EXPECT_EQ(sc->router, RouterPolicy::session_affinity);
+  EXPECT_EQ(sc->workloads[0].trace.requests->size(), 18u);
+  auto bad = load_scenario_string(
+      "name: t\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
+      "workloads: [{kind: trace, file: /nonexistent/trace.jsonl}]\n",
+      "inline.yaml", test::shipped_catalog());
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(test::find_diag(bad.error(), "cannot open the trace file"), nullptr)
+      << test::dump(bad.error());
 }
 
 }  // namespace
