@@ -92,6 +92,20 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
     loads += w.kind == WorkloadKind::poisson ? x.rates.size()
              : w.kind == WorkloadKind::trace ? 1
                                              : sc->concurrency.size();
+    if (w.kind == WorkloadKind::agentic) {
+      const auto& g = w.agentic;
+      workloads.push_back(fmt::format(
+          "{}: agentic sessions, C clients x {} sessions of {}-{} turns, first context {}-{} "
+          "tokens, tool "
+          "results {}-{}, output {}-{}, pauses {:g}-{:g} s, sub-agents p={:g} x {}-{}, max context "
+          "{}, "
+          "weights {}",
+          w.id, g.sessions_per_client, g.turns_min, g.turns_max, g.first_context_min,
+          g.first_context_max, g.tool_result_min, g.tool_result_max, g.output_min, g.output_max,
+          g.tool_pause_min_s, g.tool_pause_max_s, g.subagent_probability, g.subagents_min,
+          g.subagents_max, g.max_context, x.precision.value_or("the system's best")));
+      continue;
+    }
     if (w.kind == WorkloadKind::trace) {
       std::set<std::string> sessions;
       for (const auto& q : *w.trace.requests)
@@ -128,9 +142,10 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
     for (const auto& w : sc->workloads)
       wl.push_back(
           {{"id", w.id},
-           {"kind", w.kind == WorkloadKind::poisson ? "poisson"
-                    : w.kind == WorkloadKind::trace ? "trace"
-                                                    : "inferencex"},
+           {"kind", w.kind == WorkloadKind::poisson   ? "poisson"
+                    : w.kind == WorkloadKind::trace   ? "trace"
+                    : w.kind == WorkloadKind::agentic ? "agentic"
+                                                      : "inferencex"},
            {"trace_file", w.trace.file},
            {"rates_req_s", w.inferencex.rates},
            {"requests", w.inferencex.requests},

@@ -98,6 +98,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
         const std::string precision =
             w.inferencex.precision.value_or(perf::best_precision(m, s, cat));
         double min_tokens = w.inferencex.isl + w.inferencex.osl;
+        if (w.kind == WorkloadKind::agentic) min_tokens = w.agentic.max_context;
         if (w.kind == WorkloadKind::trace) {  // the longest request of the trace must fit
           min_tokens = 0;
           for (const auto& q : *w.trace.requests)
@@ -123,6 +124,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
             p.workload_id = w.id;
             p.kind = w.kind;
             p.trace = w.trace;
+            p.agentic = w.agentic;
             p.concurrency = c;
             p.rate = rate;
             p.replicas = sc->replicas;
@@ -187,9 +189,10 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                      {"workload", r.spec.workload_id},
                      {"layout", r.spec.layout.label()},
                      {"precision", r.spec.precision},
-                     {"arrivals", r.spec.kind == WorkloadKind::poisson ? "poisson"
-                                  : r.spec.kind == WorkloadKind::trace ? "trace"
-                                                                       : "closed_loop"},
+                     {"arrivals", r.spec.kind == WorkloadKind::poisson   ? "poisson"
+                                  : r.spec.kind == WorkloadKind::trace   ? "trace"
+                                  : r.spec.kind == WorkloadKind::agentic ? "agentic"
+                                                                         : "closed_loop"},
                      {"concurrency", r.spec.concurrency},
                      {"rate_req_s", r.spec.rate},
                      {"replicas", r.spec.replicas},

@@ -48,7 +48,25 @@ struct TraceRequest {
 
 // inferencex: closed loop of C clients; poisson: open loop at a request rate; trace: replay of a
 // Mooncake-format JSONL file.
-enum class WorkloadKind { inferencex, poisson, trace };
+enum class WorkloadKind { inferencex, poisson, trace, agentic };
+
+// A synthetic agentic multi-turn workload with the characteristics of AgentX (docs/scenarios.md
+// gives each default's rationale). Lengths are tokens; ranges are uniform [lo, hi].
+struct AgenticWorkload {
+  int sessions_per_client = 4;
+  int turns_min = 4, turns_max = 12;                        // turns per session
+  int first_context_min = 8000, first_context_max = 32000;  // system prompt, task and files
+  int tool_result_min = 1000, tool_result_max = 12000;      // context added by each tool call
+  int output_min = 100, output_max = 800;                   // tokens generated per turn
+  double tool_pause_min_s = 0.5, tool_pause_max_s = 5.0;    // tool runs between turns
+  int max_context = 200000;            // a session ends before its context passes this
+  double subagent_probability = 0.07;  // per turn: fan out to sub-agents
+  int subagents_min = 2, subagents_max = 4;
+  int subagent_turns_min = 2, subagent_turns_max = 5;
+  int subagent_context_min = 4000, subagent_context_max = 16000;
+  int block_tokens = 512;   // prefix-cache block size
+  int warmup_sessions = 0;  // per client, left out of the metrics
+};
 
 struct TraceWorkload {
   std::string file;         // as resolved (relative paths are relative to the scenario file)
@@ -66,8 +84,9 @@ struct Workload {
   std::string id;
   WorkloadKind kind = WorkloadKind::inferencex;
   InferenceXWorkload
-      inferencex;       // lengths and arrivals of inferencex and poisson; precision of all
-  TraceWorkload trace;  // kind: trace
+      inferencex;           // lengths and arrivals of inferencex and poisson; precision of all
+  TraceWorkload trace;      // kind: trace
+  AgenticWorkload agentic;  // kind: agentic
 };
 
 // A parallel layout of one model replica.

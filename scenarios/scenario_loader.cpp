@@ -76,16 +76,89 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
   const std::string k = kind.value_or("inferencex");
   if (k == "poisson") w.kind = WorkloadKind::poisson;
   if (k == "agentic") {
-    ctx.error(
-        m.get("kind"), m.child("kind"),
-        "workload kind 'agentic' is not supported by this version of racktwin",
-        "use kind: inferencex (closed loop), poisson (open loop at a rate) or trace (replay of "
-        "a Mooncake JSONL file, multi-turn sessions included); the agentic generator is not "
-        "built yet");
-    m.allow({"isl", "osl", "range_ratio", "mtp", "mtp_acceptance", "precision",
-             "prompts_per_client", "warmup_per_client", "rate", "requests", "warmup_requests"});
+    // A synthetic AgentX-like workload; every parameter has a documented default.
+    w.kind = WorkloadKind::agentic;
+    auto& g = w.agentic;
+    bool good = true;
+    auto count = [&](const char* key, int& out, int lo, int hi) {
+      if (auto v = m.integer(key, false, lo, hi))
+        out = static_cast<int>(*v);
+      else if (m.has(key))
+        good = false;
+    };
+    auto range = [&](const char* key, int& lo_out, int& hi_out, int lo, int hi) {
+      if (!m.has(key)) return;
+      const YAML::Node r = m.get(key);
+      if (!r.IsSequence() || r.size() != 2) {
+        ctx.error(r, m.child(key), "expected [low, high]");
+        good = false;
+        return;
+      }
+      auto a0 = yaml::read_integer(ctx, r[0], yaml::index_path(m.child(key), 0), lo, hi);
+      auto a1 = yaml::read_integer(ctx, r[1], yaml::index_path(m.child(key), 1), lo, hi);
+      if (!a0 || !a1) {
+        good = false;
+      } else if (*a1 < *a0) {
+        ctx.error(r, m.child(key), "the high end is below the low end");
+        good = false;
+      } else {
+        lo_out = static_cast<int>(*a0);
+        hi_out = static_cast<int>(*a1);
+      }
+    };
+    count("sessions_per_client", g.sessions_per_client, 1, 100000);
+    count("warmup_sessions", g.warmup_sessions, 0, 100000);
+    range("turns", g.turns_min, g.turns_max, 1, 10000);
+    range("first_context", g.first_context_min, g.first_context_max, 1, kMaxTokens);
+    range("tool_result", g.tool_result_min, g.tool_result_max, 0, kMaxTokens);
+    range("output", g.output_min, g.output_max, 1, kMaxTokens);
+    count("max_context", g.max_context, 2, kMaxTokens);
+    if (m.has("tool_pause")) {
+      const YAML::Node r = m.get("tool_pause");
+      if (!r.IsSequence() || r.size() != 2) {
+        ctx.error(r, m.child("tool_pause"), "expected [low, high] such as ['0.5 s', '5 s']");
+        good = false;
+      } else {
+        auto a0 = yaml::read_quantity(ctx, r[0], yaml::index_path(m.child("tool_pause"), 0),
+                                      Seconds::kDimension);
+        auto a1 = yaml::read_quantity(ctx, r[1], yaml::index_path(m.child("tool_pause"), 1),
+                                      Seconds::kDimension);
+        if (a0 && a1 && *a1 >= *a0) {
+          g.tool_pause_min_s = *a0;
+          g.tool_pause_max_s = *a1;
+        } else {
+          if (a0 && a1) ctx.error(r, m.child("tool_pause"), "the high end is below the low end");
+          good = false;
+        }
+      }
+    }
+    if (auto v = m.number("subagent_probability", false, 0.0, 1.0))
+      g.subagent_probability = *v;
+    else if (m.has("subagent_probability"))
+      good = false;
+    range("subagents", g.subagents_min, g.subagents_max, 1, 1000);
+    range("subagent_turns", g.subagent_turns_min, g.subagent_turns_max, 1, 10000);
+    range("subagent_context", g.subagent_context_min, g.subagent_context_max, 1, kMaxTokens);
+    count("block_tokens", g.block_tokens, 1, 1 << 20);
+    if (auto p = m.string("precision", false)) w.inferencex.precision = *p;
     m.finish();
-    return std::nullopt;
+    if (good && g.warmup_sessions >= g.sessions_per_client) {
+      ctx.error(m.get("warmup_sessions"), m.child("warmup_sessions"),
+                "the warm-up takes every session of a client",
+                "warmup_sessions must be fewer than sessions_per_client");
+      good = false;
+    }
+    if (good && (g.first_context_max + g.output_max > g.max_context ||
+                 g.subagent_context_max + g.output_max > g.max_context)) {
+      ctx.error(
+          n, m.child("max_context"),
+          "a first turn (context + output) can exceed max_context " + std::to_string(g.max_context),
+          "raise max_context or lower first_context / subagent_context");
+      good = false;
+    }
+    if (!good) return std::nullopt;
+    if (w.id.empty()) w.id = "agentic";
+    return w;
   }
   if (k == "trace") {
     w.kind = WorkloadKind::trace;
@@ -414,8 +487,9 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
   }
   read_layouts(ctx, top, sc.layouts);
   const bool closed_loop =
-      std::any_of(sc.workloads.begin(), sc.workloads.end(),
-                  [](const Workload& w) { return w.kind == WorkloadKind::inferencex; });
+      std::any_of(sc.workloads.begin(), sc.workloads.end(), [](const Workload& w) {
+        return w.kind == WorkloadKind::inferencex || w.kind == WorkloadKind::agentic;
+      });
   if (closed_loop || top.has("concurrency")) read_concurrency(ctx, top, sc.concurrency);
   if (auto v = top.integer("replicas", false, 1, 1 << 20)) sc.replicas = static_cast<int>(*v);
   if (top.has("router")) {

@@ -35,9 +35,10 @@ struct PointSpec {
   InferenceXWorkload workload;
   std::string workload_id;
   WorkloadKind kind = WorkloadKind::inferencex;
-  TraceWorkload trace;  // kind: trace
-  int concurrency = 1;  // closed loop: clients
-  double rate = 0;      // open loop: requests per second
+  TraceWorkload trace;      // kind: trace
+  AgenticWorkload agentic;  // kind: agentic
+  int concurrency = 1;      // closed loop: clients
+  double rate = 0;          // open loop: requests per second
   RouterPolicy router = RouterPolicy::least_outstanding;
   int replicas = 1;
   std::uint64_t seed = 1;
@@ -113,6 +114,29 @@ std::optional<double> value_at(const std::vector<CurvePoint>& envelope, double i
 // `rate` per second (from the seed's "arrivals" stream), lengths as inferencex_requests; the first
 // `warmup_requests` are warm-up.
 std::vector<Request> poisson_requests(const InferenceXWorkload& w, double rate, std::uint64_t seed);
+
+// Requests with dependencies: a request arrives once every request it depends on has finished
+// (the latest finish, plus its delay when given, else no earlier than its release time); one with
+// no dependency arrives at its release time. Multi-turn sessions, sub-agents and clients that run
+// sessions one after another are all such graphs.
+struct RequestGraph {
+  std::vector<Request> requests;
+  std::vector<std::vector<int>> dependents;  // requests waiting for this one
+  std::vector<int> pending;                  // how many requests this one waits for
+  std::vector<double> delay;                 // pause after the last of them; negative: none
+  std::vector<double> release;               // earliest arrival, s
+  std::vector<int> session;                  // session index (session affinity), -1: none
+  int sessions = 0;
+};
+
+// A Mooncake trace as a graph: each turn of a session waits for the session's previous turn.
+RequestGraph trace_graph(const TraceWorkload& trace);
+
+// A synthetic agentic workload for `clients` concurrent users (closed loop over sessions): each
+// client runs sessions_per_client sessions one after another; a session's turns grow its context by
+// each turn's output and tool result, pause for the tool, and sometimes fan out to sub-agents that
+// the next turn waits for. Seeded: the same seed gives the same graph.
+RequestGraph agentic_graph(const AgenticWorkload& w, int clients, std::uint64_t seed);
 
 // A 64-bit seed for the named random stream `name` of a master seed (SplitMix64 over an FNV-1a
 // hash).

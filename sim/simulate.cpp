@@ -25,11 +25,10 @@ namespace sg4 = simgrid::s4u;
 struct Point {
   PointSpec spec;
   std::vector<Request> requests;
-  // Trace replay: the next turn of each request's session (-1: none) and the pause before it.
-  std::vector<int> next_turn;
-  std::vector<double> turn_delay;  // negative: no delay given (arrive at the trace timestamp)
-  std::vector<double> trace_time;  // trace timestamp, scaled
-  std::vector<int> session;        // session index per request, -1 when none
+  // Trace replay and agentic sessions: the dependency graph (its requests live in `requests`).
+  RequestGraph graph;
+  bool has_graph = false;
+  std::vector<double> ready;  // latest predecessor finish (+ delay) seen so far
   std::vector<int> session_replica;
   std::unique_ptr<perf::StepModel> model;
   double kv_capacity = 0;
@@ -54,7 +53,7 @@ void frontend(Point* p) {
     r->client = client;
     r->arrival = at;
     int k = 0;
-    const int sess = p->session.empty() ? -1 : p->session[static_cast<std::size_t>(r->id)];
+    const int sess = p->has_graph ? p->graph.session[static_cast<std::size_t>(r->id)] : -1;
     int* sticky = sess >= 0 && p->spec.router == RouterPolicy::session_affinity
                       ? &p->session_replica[static_cast<std::size_t>(sess)]
                       : nullptr;
@@ -87,28 +86,24 @@ void frontend(Point* p) {
       p->end = std::max(p->end, r->finish);
       if (p->spec.kind == WorkloadKind::inferencex && next < n)
         issue(r->client, r->finish);  // closed loop: the client sends its next prompt at once
-      if (p->spec.kind == WorkloadKind::trace) {
-        const int nt = p->next_turn[static_cast<std::size_t>(r->id)];
-        if (nt >= 0) {  // the session's next turn: after its pause, or at its timestamp
-          const double d = p->turn_delay[static_cast<std::size_t>(nt)];
-          const double at = d >= 0
-                                ? r->finish + d
-                                : std::max(r->finish, p->trace_time[static_cast<std::size_t>(nt)]);
-          scheduled.emplace(at, static_cast<std::size_t>(nt));
+      if (p->has_graph) {
+        // Release the requests that waited for this one.
+        for (int d : p->graph.dependents[static_cast<std::size_t>(r->id)]) {
+          const auto k = static_cast<std::size_t>(d);
+          const double dl = p->graph.delay[k];
+          p->ready[k] = std::max(
+              p->ready[k], dl >= 0 ? r->finish + dl : std::max(r->finish, p->graph.release[k]));
+          if (--p->graph.pending[k] == 0) scheduled.emplace(p->ready[k], k);
         }
       }
     }
   };
-  if (p->spec.kind == WorkloadKind::trace) {
-    // First turns and session-less requests arrive at their timestamps; later turns when the turn
-    // before them finishes (collect() schedules them).
-    std::vector<bool> follows(static_cast<std::size_t>(n), false);
+  if (p->has_graph) {
+    // Requests that wait for nothing arrive at their release time; the others when released.
     for (int i = 0; i < n; ++i)
-      if (p->next_turn[static_cast<std::size_t>(i)] >= 0)
-        follows[static_cast<std::size_t>(p->next_turn[static_cast<std::size_t>(i)])] = true;
-    for (int i = 0; i < n; ++i)
-      if (!follows[static_cast<std::size_t>(i)])
-        scheduled.emplace(p->trace_time[static_cast<std::size_t>(i)], static_cast<std::size_t>(i));
+      if (p->graph.pending[static_cast<std::size_t>(i)] == 0)
+        scheduled.emplace(p->graph.release[static_cast<std::size_t>(i)],
+                          static_cast<std::size_t>(i));
     while (completed < n && p->error.empty()) {
       if (!scheduled.empty()) {
         const auto [at, index] = *scheduled.begin();
@@ -270,33 +265,18 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     p->spec = s;
     p->model = std::make_unique<perf::StepModel>(*sm);
     p->kv_capacity = plan.kv_tokens;
-    if (s.kind == WorkloadKind::trace) {
-      const auto& tr = *s.trace.requests;
-      p->requests.resize(tr.size());
-      p->next_turn.assign(tr.size(), -1);
-      p->turn_delay.assign(tr.size(), -1.0);
-      p->trace_time.assign(tr.size(), 0.0);
-      p->session.assign(tr.size(), -1);
-      std::map<std::string, std::pair<int, int>> sessions;  // id -> (index, last request)
-      for (std::size_t k = 0; k < tr.size(); ++k) {
-        Request& q = p->requests[k];
-        q.id = static_cast<std::int64_t>(k);
-        q.isl = tr[k].input_length;
-        q.osl = tr[k].output_length;
-        q.blocks = tr[k].hash_ids;
-        q.warmup = static_cast<int>(k) < s.trace.warmup_requests;
-        p->trace_time[k] = tr[k].timestamp_s * s.trace.time_scale;
-        if (tr[k].delay_s) p->turn_delay[k] = *tr[k].delay_s * s.trace.time_scale;
-        if (!tr[k].session_id.empty()) {
-          const int index = static_cast<int>(sessions.size());
-          auto it = sessions.try_emplace(tr[k].session_id, index, -1).first;
-          p->session[k] = it->second.first;
-          if (it->second.second >= 0)
-            p->next_turn[static_cast<std::size_t>(it->second.second)] = static_cast<int>(k);
-          it->second.second = static_cast<int>(k);
-        }
-      }
-      p->session_replica.assign(sessions.size(), -1);
+    if (s.kind == WorkloadKind::trace || s.kind == WorkloadKind::agentic) {
+      p->graph = s.kind == WorkloadKind::trace
+                     ? trace_graph(s.trace)
+                     : agentic_graph(s.agentic, s.concurrency, stream_seed(s.seed, "workload"));
+      p->has_graph = true;
+      p->requests = std::move(p->graph.requests);
+      // A waiting request's arrival comes from its predecessors (its own release time counts only
+      // when it has no delay: see collect()).
+      p->ready.assign(p->graph.release.size(), 0.0);
+      for (std::size_t k = 0; k < p->ready.size(); ++k)
+        p->ready[k] = p->graph.pending[k] > 0 ? 0.0 : p->graph.release[k];
+      p->session_replica.assign(static_cast<std::size_t>(p->graph.sessions), -1);
     } else {
       p->requests =
           s.kind == WorkloadKind::poisson

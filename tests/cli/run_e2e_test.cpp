@@ -69,6 +69,21 @@ TEST(Run_Routing, SessionAffinity_KeepsPrefixHitsThatRoundRobinLoses) {
   EXPECT_GT(rate_with("session_affinity"), rate_with("round_robin"));
 }
 
+TEST(Run_Agentic, ShippedScenario_FinishesAndPrintsItsTable) {
+  auto r = run("run " + src("scenarios/agentic-multiturn.yaml"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* needle : {"gpt-oss-120b / agentic", "deepseek-r1 / agentic", "jalapeno-a0",
+                             "gb300-nvl72", "vr200-nvl72", "peak tok/s per rated kW"})
+    EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
+  auto j = run("run " + src("scenarios/agentic-multiturn.yaml") + " --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  for (const auto& p : json::parse(j.out)["points"]) {
+    EXPECT_EQ(p["error"], "");
+    EXPECT_GT(p["prefix_hit_rate"].get<double>(), 0.5);  // turns reuse their session's prefix
+    EXPECT_GT(p["e2e_normalised_interactivity"].get<double>(), 0.0);
+  }
+}
+
 TEST(Run_Determinism, SameSeedSameBytes_OtherSeedOtherSamples) {
   const std::string args = "run " + src("tests/sim/golden/small.yaml") + " --json";
   auto a = run(args), b = run(args), c = run(args + " --seed 99");

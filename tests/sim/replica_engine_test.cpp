@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "sim/serving.hpp"
 #include "test_support.hpp"
 
@@ -243,6 +246,58 @@ TEST(ReplicaEngine_PrefixCache, SmallCache_EvictsAndNeverOverflows) {
   EXPECT_LE(d.max_kv, capacity);
   EXPECT_GT(d.stats.prefix_hit_tokens, 0.0);
   for (const auto& r : d.requests) EXPECT_EQ(r.generated, r.osl);
+}
+
+}  // namespace
+}  // namespace racktwin::sim
+
+namespace racktwin::sim {
+namespace {
+
+TEST(AgenticGraph_Generator, SessionsGrowShareTheirPrefixAndChainPerClient) {
+  AgenticWorkload w;
+  w.sessions_per_client = 3;
+  w.subagent_probability = 0.3;
+  const RequestGraph g = agentic_graph(w, 4, 99);
+  const RequestGraph again = agentic_graph(w, 4, 99);
+  ASSERT_EQ(g.requests.size(), again.requests.size());
+  for (std::size_t i = 0; i < g.requests.size(); ++i)
+    EXPECT_EQ(g.requests[i].isl, again.requests[i].isl);
+  EXPECT_NE(
+      agentic_graph(w, 4, 100).requests.size() * 1000 + agentic_graph(w, 4, 100).requests[0].isl,
+      g.requests.size() * 1000 + g.requests[0].isl);
+
+  // Dependencies point backwards (a DAG in creation order) and the pending counts match them.
+  std::vector<int> incoming(g.requests.size(), 0);
+  for (std::size_t i = 0; i < g.requests.size(); ++i)
+    for (int d : g.dependents[i]) {
+      EXPECT_GT(static_cast<std::size_t>(d), i);
+      incoming[static_cast<std::size_t>(d)] += 1;
+    }
+  for (std::size_t i = 0; i < g.requests.size(); ++i) EXPECT_EQ(incoming[i], g.pending[i]);
+
+  // Within a session, each turn's prompt starts with the previous turn's blocks and is longer.
+  std::map<int, const Request*> last;
+  int roots = 0, subagent_sessions = 0;
+  std::set<int> sessions;
+  for (std::size_t i = 0; i < g.requests.size(); ++i) {
+    const Request& r = g.requests[i];
+    EXPECT_LE(r.isl + r.osl, w.max_context);
+    sessions.insert(g.session[i]);
+    roots += g.pending[i] == 0 ? 1 : 0;
+    auto it = last.find(g.session[i]);
+    if (it != last.end()) {
+      EXPECT_GT(r.isl, it->second->isl);
+      ASSERT_GE(r.blocks.size(), it->second->blocks.size());
+      EXPECT_TRUE(
+          std::equal(it->second->blocks.begin(), it->second->blocks.end(), r.blocks.begin()));
+    }
+    last[g.session[i]] = &r;
+  }
+  EXPECT_EQ(roots, 4);  // one per client: later sessions wait for the client's previous one
+  subagent_sessions = g.sessions - 4 * w.sessions_per_client;
+  EXPECT_GT(subagent_sessions, 0);
+  EXPECT_EQ(static_cast<int>(sessions.size()), g.sessions);
 }
 
 }  // namespace
