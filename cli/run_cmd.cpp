@@ -124,6 +124,8 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
             p.workload_id = w.id;
             p.kind = w.kind;
             p.trace = w.trace;
+            if (w.kind == WorkloadKind::trace) p.engine.block_tokens = w.trace.block_tokens;
+            if (w.kind == WorkloadKind::agentic) p.engine.block_tokens = w.agentic.block_tokens;
             p.agentic = w.agentic;
             p.concurrency = c;
             p.rate = rate;

@@ -1,5 +1,6 @@
 #include "scenarios/trace_loader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -90,6 +91,10 @@ std::expected<std::vector<TraceRequest>, Diagnostics> load_mooncake_trace(const 
     out.push_back(std::move(r));
   }
   if (!errors.empty()) return std::unexpected(std::move(errors));
+  // Times count from the first request, whatever the trace's origin (epoch milliseconds included).
+  double origin = out.empty() ? 0.0 : out.front().timestamp_s;
+  for (const auto& r : out) origin = std::min(origin, r.timestamp_s);
+  for (auto& r : out) r.timestamp_s -= origin;
   if (out.empty())
     return std::unexpected(
         Diagnostics{Diagnostic{{path, 0, 0}, "", "the trace holds no request", ""}});

@@ -12,8 +12,8 @@
 //   computed one by one in both modes, so fused and unfused runs give identical boundaries.
 // - KV in use (private tokens plus every cached block) never exceeds the capacity; unpinned cached
 //   blocks are evicted, least recently used first, before anything is preempted.
-// - KV in use never exceeds the capacity: a decode step that would overflow it first preempts the
-//   most recently started sequence, which returns to the front of the queue to be recomputed. A
+// - When even eviction leaves no room, a decode step preempts the most recently started sequence,
+//   which returns to the front of the queue to be recomputed. A
 //   step that preempted admits no new prompt, so the engine does not thrash.
 
 #include <cstdint>

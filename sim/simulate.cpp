@@ -246,7 +246,14 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     const PointSpec& s = specs[i];
     results[i].spec = s;
     results[i].xpus = s.layout.xpus() * s.replicas;
-    const double min_tokens = static_cast<double>(s.workload.isl + s.workload.osl);
+    // The replica must hold the workload's longest request.
+    double min_tokens = static_cast<double>(s.workload.isl + s.workload.osl);
+    if (s.kind == WorkloadKind::agentic) min_tokens = s.agentic.max_context;
+    if (s.kind == WorkloadKind::trace && s.trace.requests) {
+      min_tokens = 0;
+      for (const auto& q : *s.trace.requests)
+        min_tokens = std::max<double>(min_tokens, q.input_length + q.output_length);
+    }
     const perf::MemoryPlan plan = perf::plan_memory(*s.model, *s.system, catalog, s.layout,
                                                     s.precision, s.memory, min_tokens);
     if (!plan.fits) {

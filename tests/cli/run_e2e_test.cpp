@@ -84,6 +84,23 @@ TEST(Run_Agentic, ShippedScenario_FinishesAndPrintsItsTable) {
   }
 }
 
+TEST(Run_Trace, BlockTokens_ReachTheEngine) {
+  auto hit_rate = [&](int block) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("racktwin-block-" + std::to_string(block) + ".yaml");
+    std::ofstream(path) << "name: b\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
+                        << "workloads: [{kind: trace, block_tokens: " << block
+                        << ", file: " << src("scenarios/traces/example-multiturn.jsonl")
+                        << "}]\nlayouts: {named: [tp8]}\n";
+    auto r = run("run " + path.string() + " --json");
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["points"][0]["prefix_hit_rate"].get<double>();
+  };
+  // Half-size blocks cover half of each prompt, so fewer tokens are found in the cache.
+  EXPECT_LT(hit_rate(256), hit_rate(512));
+}
+
 TEST(Run_Determinism, SameSeedSameBytes_OtherSeedOtherSamples) {
   const std::string args = "run " + src("tests/sim/golden/small.yaml") + " --json";
   auto a = run(args), b = run(args), c = run(args + " --seed 99");

@@ -320,6 +320,16 @@ TEST(TraceLoader_Mooncake, ShippedExample_LoadsWithSessionsAndBlocks) {
   EXPECT_DOUBLE_EQ((*t)[0].timestamp_s, 0.0);
 }
 
+TEST(TraceLoader_Mooncake, EpochTimestamps_CountFromTheFirstRequest) {
+  test::TempFile f("t.jsonl",
+                   "{\"timestamp\": 1733100000500, \"input_length\": 10, \"output_length\": 5}\n"
+                   "{\"timestamp\": 1733100000000, \"input_length\": 10, \"output_length\": 5}\n");
+  auto t = load_mooncake_trace(f.path());
+  ASSERT_TRUE(t.has_value()) << test::dump(t.error());
+  EXPECT_DOUBLE_EQ((*t)[0].timestamp_s, 0.5);
+  EXPECT_DOUBLE_EQ((*t)[1].timestamp_s, 0.0);
+}
+
 TEST(TraceLoader_Mooncake, BadLines_ReportFileLineAndField) {
   test::TempFile f(
       "t.jsonl",
