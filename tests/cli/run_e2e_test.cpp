@@ -53,20 +53,24 @@ TEST(Run_Golden, TraceReplay_MatchesTheCheckedInOutput) {
   }
 }
 
+// The prefix-hit rate of the example trace on gb300-nvl72 (tp8), with extra workload keys and
+// scenario lines.
+double example_trace_hit_rate(const std::string& workload_keys, const std::string& extra) {
+  const auto path = std::filesystem::temp_directory_path() / "racktwin-trace-hits.yaml";
+  std::ofstream(path) << "name: t\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
+                      << "workloads: [{kind: trace, " << workload_keys
+                      << "file: " << src("scenarios/traces/example-multiturn.jsonl")
+                      << "}]\nlayouts: {named: [tp8]}\n"
+                      << extra;
+  auto r = run("run " + path.string() + " --json");
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? json::parse(r.out)["points"][0]["prefix_hit_rate"].get<double>() : -1.0;
+}
+
 TEST(Run_Routing, SessionAffinity_KeepsPrefixHitsThatRoundRobinLoses) {
-  auto rate_with = [&](const std::string& router) {
-    const auto path =
-        std::filesystem::temp_directory_path() / ("racktwin-route-" + router + ".yaml");
-    std::ofstream(path) << "name: r\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
-                        << "workloads: [{kind: trace, file: "
-                        << src("scenarios/traces/example-multiturn.jsonl")
-                        << "}]\nlayouts: {named: [tp8]}\nreplicas: 2\nrouter: " << router << "\n";
-    auto r = run("run " + path.string() + " --json");
-    std::filesystem::remove(path);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return json::parse(r.out)["points"][0]["prefix_hit_rate"].get<double>();
-  };
-  EXPECT_GT(rate_with("session_affinity"), rate_with("round_robin"));
+  EXPECT_GT(example_trace_hit_rate("", "replicas: 2\nrouter: session_affinity\n"),
+            example_trace_hit_rate("", "replicas: 2\nrouter: round_robin\n"));
 }
 
 TEST(Run_Agentic, ShippedScenario_FinishesAndPrintsItsTable) {
@@ -85,20 +89,9 @@ TEST(Run_Agentic, ShippedScenario_FinishesAndPrintsItsTable) {
 }
 
 TEST(Run_Trace, BlockTokens_ReachTheEngine) {
-  auto hit_rate = [&](int block) {
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("racktwin-block-" + std::to_string(block) + ".yaml");
-    std::ofstream(path) << "name: b\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
-                        << "workloads: [{kind: trace, block_tokens: " << block
-                        << ", file: " << src("scenarios/traces/example-multiturn.jsonl")
-                        << "}]\nlayouts: {named: [tp8]}\n";
-    auto r = run("run " + path.string() + " --json");
-    std::filesystem::remove(path);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return json::parse(r.out)["points"][0]["prefix_hit_rate"].get<double>();
-  };
   // Half-size blocks cover half of each prompt, so fewer tokens are found in the cache.
-  EXPECT_LT(hit_rate(256), hit_rate(512));
+  EXPECT_LT(example_trace_hit_rate("block_tokens: 256, ", ""),
+            example_trace_hit_rate("block_tokens: 512, ", ""));
 }
 
 TEST(Run_Determinism, SameSeedSameBytes_OtherSeedOtherSamples) {
