@@ -172,9 +172,7 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
   }
   const double decoding = static_cast<double>(running_.size());
   for (std::size_t i = 0; i < j; ++i) {
-    stats_.busy_s += durations_[i];
-    stats_.compute_s += durations_[i] * compute_activity_[i];
-    stats_.memory_s += durations_[i] * memory_activity_[i];
+    
     const auto second = static_cast<std::size_t>(std::max(0.0, std::floor(boundaries_[i])));
     if (stats_.seconds.size() <= second) stats_.seconds.resize(second + 1);
     SecondBin& bin = stats_.seconds[second];

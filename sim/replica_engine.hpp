@@ -69,13 +69,11 @@ struct SecondBin {
   double compute_s = 0, memory_s = 0;  // activity-weighted time of the iterations ending in it
 };
 
-// Totals for energy and utilisation: busy time and activity-weighted time of the replica's XPUs.
+// What the engine did: iterations, plans (wake-ups), preemptions, KV high-water mark, prefix hits,
+// and the one-second bins that power and the time series are computed from.
 struct EngineStats {
   std::int64_t iterations = 0;
   std::int64_t plans = 0;
-  double busy_s = 0;
-  double compute_s = 0;  // sum over iterations of compute activity x time
-  double memory_s = 0;   // sum over iterations of memory activity x time
   std::int64_t preemptions = 0;
   double max_kv_used = 0;
   double prompt_tokens = 0;        // prompt tokens admitted (recomputes included)
