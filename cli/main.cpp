@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
   cli::add_check_command(app, commands);
   cli::add_perf_commands(app, commands);
   cli::add_run_command(app, commands);
+  cli::add_runs_commands(app, commands);
+  cli::add_plot_command(app, commands);
   cli::add_topology_command(app, commands);
 
   try {

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "cli/commands.hpp"
+#include "cli/results.hpp"
 #include "cli/table.hpp"
 #include "core/perf/memory.hpp"
 #include "racktwin/version.hpp"
@@ -26,6 +27,7 @@ struct RunArgs {
   bool json = false;
   bool no_fuse = false;
   bool timeseries = false;
+  ResultOptions results;  // --db, --plots, --points, --quiet
 };
 
 // The layouts a sweep tries for one system and model: the scenario's named layouts, plus every
@@ -144,13 +146,21 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
       }
     }
   }
+  ResultOptions store_opt = a.results;
+  store_opt.json = a.json;
+  store_opt.fuse = !a.no_fuse;
+  auto recorder = RunRecorder::start(cat, *sc, a.path, seed, specs, store_opt);
+  if (!recorder) return recorder.error();
   sim::SimOptions opt;
   opt.fuse = !a.no_fuse;
+  opt.progress = recorder->progress();
   auto results = sim::simulate(cat, specs, opt);
   if (!results) {
+    recorder->fail(results.error());
     fmt::print(stderr, "racktwin run: {}\n", results.error());
     return kExitRuntime;
   }
+  recorder->finish(*results);
 
   // Per system and model: the best over layouts and concurrencies, as the published comparison.
   struct Row {
@@ -279,7 +289,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
     json j{{"racktwin", kVersion}, {"commit", kGitCommit}, {"scenario", sc->name}, {"file", a.path},
            {"seed", seed},         {"points", pts},        {"pareto", envs}};
     fmt::print("{}\n", j.dump(2));
-    return kExitOk;
+    return recorder->report();
   }
 
   fmt::print("racktwin {} (commit {}): scenario '{}', seed {}, {} points simulated\n", kVersion,
@@ -317,7 +327,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
   int failed = 0;
   for (const auto& r : *results) failed += r.error.empty() ? 0 : 1;
   if (failed > 0) fmt::print("{} points could not run (see --json for each reason)\n", failed);
-  return kExitOk;
+  return recorder->report();
 }
 
 }  // namespace
@@ -335,6 +345,12 @@ void add_run_command(CLI::App& app, Commands& out) {
   run->add_flag("--timeseries", a->timeseries,
                 "With --json: each point's one-second series (tokens, completions, power)")
       ->needs(json_flag);
+  add_db_option(run, a->results.db);
+  run->add_option("--plots", a->results.plots,
+                  "Directory for the run's charts, PNG and SVG (as 'racktwin plot')");
+  run->add_option("--points", a->results.points,
+                  "Published points (YAML) to overlay on the Pareto charts of --plots");
+  run->add_flag("--quiet", a->results.quiet, "No progress bar");
   out.push_back({run, [a](const Catalog& cat) { return run_scenario(cat, *a); }});
 }
 

@@ -54,3 +54,19 @@ if(BUILD_TESTING OR NOT DEFINED BUILD_TESTING)
     racktwin_missing("GoogleTest" "libgtest-dev")
   endif()
 endif()
+
+# find_package(NAME CONFIG), or stop with the Debian package that provides it.
+macro(racktwin_require name what package)
+  find_package(${name} CONFIG QUIET)
+  if(NOT ${name}_FOUND)
+    racktwin_missing("${what}" "${package}")
+  endif()
+endmacro()
+
+racktwin_require(SQLiteCpp "SQLiteCpp" "libsqlitecpp-dev")
+# Qt 6 for the chart library (charts/) and the GUI: Qt Charts needs Qt6OpenGL's CMake files, and
+# SVG output needs Qt Svg.
+racktwin_require(Qt6Widgets "Qt 6 (Core, Gui, Widgets)" "qt6-base-dev")
+racktwin_require(Qt6OpenGL "Qt 6 OpenGL (needed by Qt Charts)" "libqt6opengl6-dev")
+racktwin_require(Qt6Charts "Qt 6 Charts" "qt6-charts-dev")
+racktwin_require(Qt6Svg "Qt 6 Svg" "qt6-svg-dev")

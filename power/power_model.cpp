@@ -72,6 +72,23 @@ Watts PowerModel::it_per_xpu(const Operating& op) const {
   return input / static_cast<double>(system_->xpus_per_rack());
 }
 
+XpuPowerShare PowerModel::share_per_xpu(const Operating& op) const {
+  const PartCounts r = compute_rack_parts(), h = host_rack_parts();
+  const PartCounts all{r.xpus + h.xpus, r.compute_trays + h.compute_trays,
+                       r.switch_trays + h.switch_trays, r.hosts + h.hosts};
+  const double n = static_cast<double>(system_->xpus_per_rack());
+  auto load = [&](PartCounts only) { return sheet(only, op).load / n; };
+  const PowerSheet whole = sheet(all, op);
+  XpuPowerShare s;
+  s.xpu = load({all.xpus, 0, 0, 0});
+  s.tray_overhead = load({0, all.compute_trays, 0, 0});
+  s.switches = load({0, 0, all.switch_trays, 0});
+  s.hosts = load({0, 0, 0, all.hosts});
+  s.conversion_loss = whole.conversion_loss / n;
+  s.facility_overhead = whole.input / n * (facility_.pue - 1.0);
+  return s;
+}
+
 AllIn PowerModel::all_in() const {
   AllIn a;
   a.computed_per_xpu = provisioned_per_xpu() * facility_.pue;

@@ -93,6 +93,15 @@ struct AllIn {
   std::optional<Watts> published;
 };
 
+// Where the all-in power of one XPU goes at an operating point: its share of the compute rack and
+// of the host trays that serve it, part by part, then the conversion loss and the facility overhead
+// (PUE - 1 times the IT power). The parts add up to all_in().
+struct XpuPowerShare {
+  Watts xpu, tray_overhead, switches, hosts, conversion_loss, facility_overhead;
+  Watts it() const { return xpu + tray_overhead + switches + hosts + conversion_loss; }
+  Watts all_in() const { return it() + facility_overhead; }
+};
+
 class PowerModel {
  public:
   // The model of a catalog system; the system must outlive the model.
@@ -116,6 +125,8 @@ class PowerModel {
   // Provisioned: XPUs and hosts rated.
   Watts provisioned_per_xpu() const { return it_per_xpu(Operating::rated()); }
   AllIn all_in() const;
+  // it_per_xpu(op) split by part, plus the facility overhead on top of it.
+  XpuPowerShare share_per_xpu(const Operating& op) const;
 
   // Every published rack, pair or server figure of the system against its components.
   std::vector<BudgetCheck> budget_checks() const;

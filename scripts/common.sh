@@ -10,6 +10,7 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config git
   libyaml-cpp-dev libfmt-dev libcli11-dev nlohmann-json3-dev libboost-graph-dev libsimgrid-dev
   libgtest-dev libbenchmark-dev
+  libsqlitecpp-dev qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev fonts-dejavu-core
 )
 
 ensure_packages() {

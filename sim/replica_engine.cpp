@@ -67,6 +67,8 @@ void ReplicaEngine::add_iteration(double& clock, const perf::IterationShape& s) 
   durations_.push_back(t);
   compute_activity_.push_back(t > 0 ? std::min(1.0, c / t) : 0.0);
   memory_activity_.push_back(t > 0 ? std::min(1.0, m / t) : 0.0);
+  breakdown_.push_back(
+      {b.compute.value(), b.memory.value(), b.communication.value(), b.overhead.value()});
   clock += t;
   boundaries_.push_back(clock);
 }
@@ -76,6 +78,7 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   durations_.clear();
   compute_activity_.clear();
   memory_activity_.clear();
+  breakdown_.clear();
   chunks_.clear();
   if (!busy()) return boundaries_;
   stats_.plans += 1;
@@ -172,7 +175,6 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
   }
   const double decoding = static_cast<double>(running_.size());
   for (std::size_t i = 0; i < j; ++i) {
-    
     const auto second = static_cast<std::size_t>(std::max(0.0, std::floor(boundaries_[i])));
     if (stats_.seconds.size() <= second) stats_.seconds.resize(second + 1);
     SecondBin& bin = stats_.seconds[second];
@@ -180,6 +182,8 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
     bin.prefill_tokens += prefill_tokens;
     bin.compute_s += durations_[i] * compute_activity_[i];
     bin.memory_s += durations_[i] * memory_activity_[i];
+    for (std::size_t k = 0; k < breakdown_[i].size(); ++k)
+      stats_.breakdown_s[k] += breakdown_[i][k];
   }
   stats_.iterations += static_cast<std::int64_t>(j);
 

@@ -16,6 +16,7 @@
 //   which returns to the front of the queue to be recomputed. A
 //   step that preempted admits no new prompt, so the engine does not thrash.
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -79,6 +80,9 @@ struct EngineStats {
   double prompt_tokens = 0;        // prompt tokens admitted (recomputes included)
   double prefix_hit_tokens = 0;    // of which found in the prefix cache
   std::vector<SecondBin> seconds;  // index = floor(iteration end time in s)
+  // Sums over the committed iterations of the step model's breakdown, in seconds: compute,
+  // memory, communication, overhead (they add up to the busy time).
+  std::array<double, 4> breakdown_s{};
 };
 
 class ReplicaEngine {
@@ -129,6 +133,7 @@ class ReplicaEngine {
   std::vector<double> durations_;
   std::vector<Chunk> chunks_;  // prefill chunks of a one-iteration plan
   std::vector<double> compute_activity_, memory_activity_;
+  std::vector<std::array<double, 4>> breakdown_;  // per planned iteration, as in EngineStats
 };
 
 }  // namespace racktwin::sim

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ struct PointSpec {
 // Summary statistics of one latency distribution, in seconds.
 struct Stats {
   double mean = 0, median = 0, p90 = 0, p99 = 0, min = 0, max = 0;
+  // The distribution itself: percentiles[k] is the k-th percentile, k = 0..100 (empty when there
+  // were no samples). Interpolated as the quantiles above.
+  std::vector<double> percentiles;
   static Stats of(std::vector<double> v);
 };
 
@@ -77,6 +81,10 @@ struct PointResult {
   // Work done by the simulator.
   std::int64_t iterations = 0, plans = 0, preemptions = 0;
   double max_kv_used = 0;
+  // Mean iteration time over every iteration of the run (warm-up included), split as the step
+  // model splits it: compute-bound, memory-bound, exposed communication, fixed overheads (s).
+  double iteration_compute_s = 0, iteration_memory_s = 0, iteration_communication_s = 0,
+         iteration_overhead_s = 0;
   // One-second time series over the whole run (warm-up included): index = second of simulated time.
   struct Second {
     double output_tokens = 0, prefill_tokens = 0, completed = 0;
@@ -88,6 +96,9 @@ struct PointResult {
 
 struct SimOptions {
   bool fuse = true;  // advance pure-decode stretches in one step
+  // Called as requests complete with the share of all the batch's requests done (0 to 1, about a
+  // thousand times per run at most, and once with 1 at the end). Front ends draw progress with it.
+  std::function<void(double fraction_done)> progress;
 };
 
 std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& catalog,

@@ -22,8 +22,22 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
+// Completed requests over the whole batch, reported to SimOptions::progress.
+struct Progress {
+  const std::function<void(double)>* report = nullptr;
+  std::int64_t done = 0, total = 0, next = 0;
+  void complete() {
+    ++done;
+    if (*report && done >= next && total > 0) {
+      next = done + std::max<std::int64_t>(1, total / 1000);
+      (*report)(static_cast<double>(done) / static_cast<double>(total));
+    }
+  }
+};
+
 struct Point {
   PointSpec spec;
+  Progress* progress = nullptr;
   std::vector<Request> requests;
   // Trace replay and agentic sessions: the dependency graph (its requests live in `requests`).
   RequestGraph graph;
@@ -82,6 +96,7 @@ void frontend(Point* p) {
       Request* r = p->done.front();
       p->done.pop_front();
       ++completed;
+      p->progress->complete();
       p->in_flight[static_cast<std::size_t>(r->replica)] -= 1;
       p->end = std::max(p->end, r->finish);
       if (p->spec.kind == WorkloadKind::inferencex && next < n)
@@ -230,6 +245,8 @@ Stats Stats::of(std::vector<double> v) {
   s.p99 = q(0.99);
   s.min = v.front();
   s.max = v.back();
+  s.percentiles.reserve(101);
+  for (int k = 0; k <= 100; ++k) s.percentiles.push_back(q(k / 100.0));
   return s;
 }
 
@@ -242,6 +259,7 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
 
   std::vector<std::unique_ptr<Point>> points;
   std::vector<PointResult> results(specs.size());
+  Progress progress{&options.progress};
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const PointSpec& s = specs[i];
     results[i].spec = s;
@@ -272,6 +290,7 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     p->spec = s;
     p->model = std::make_unique<perf::StepModel>(*sm);
     p->kv_capacity = plan.kv_tokens;
+    p->progress = &progress;
     if (s.kind == WorkloadKind::trace || s.kind == WorkloadKind::agentic) {
       p->graph = s.kind == WorkloadKind::trace
                      ? trace_graph(s.trace)
@@ -296,6 +315,7 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     for (int k = 0; k < s.replicas; ++k)
       p->engines.push_back(std::make_unique<ReplicaEngine>(*p->model, plan.kv_tokens, ep));
     results[i].kv_capacity_tokens = plan.kv_tokens;
+    progress.total += static_cast<std::int64_t>(p->requests.size());
     points.push_back(std::move(p));
   }
 
@@ -329,6 +349,7 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     sg4::Actor::create("frontend", hosts[i][0], [p] { frontend(p); });
   }
   engine.run();
+  if (options.progress) options.progress(1.0);
 
   for (std::size_t i = 0; i < points.size(); ++i) {
     Point* p = points[i].get();
@@ -378,6 +399,17 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       r.plans += s.plans;
       r.preemptions += s.preemptions;
       r.max_kv_used = std::max(r.max_kv_used, s.max_kv_used);
+      r.iteration_compute_s += s.breakdown_s[0];
+      r.iteration_memory_s += s.breakdown_s[1];
+      r.iteration_communication_s += s.breakdown_s[2];
+      r.iteration_overhead_s += s.breakdown_s[3];
+    }
+    if (r.iterations > 0) {
+      const double n_it = static_cast<double>(r.iterations);
+      r.iteration_compute_s /= n_it;
+      r.iteration_memory_s /= n_it;
+      r.iteration_communication_s /= n_it;
+      r.iteration_overhead_s /= n_it;
     }
     r.prefix_hit_rate = prompt > 0 ? hit / prompt : 0.0;
     auto pm = power::PowerModel::of(*p->spec.system, power::Facility::from(p->spec.facility));

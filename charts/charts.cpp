@@ -1,0 +1,429 @@
+#include "charts/charts.hpp"
+
+#include <QApplication>
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QFile>
+#include <QHorizontalStackedBarSeries>
+#include <QImage>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QPainter>
+#include <QScatterSeries>
+#include <QStackedBarSeries>
+#include <QSvgGenerator>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "sim/serving.hpp"
+
+namespace racktwin::charts {
+namespace {
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+// A fixed palette so that a system keeps its colour across the charts of a run.
+QColor colour(std::size_t i) {
+  static const std::vector<QColor> palette{QColor(0x1f, 0x77, 0xb4), QColor(0xd6, 0x27, 0x28),
+                                           QColor(0x2c, 0xa0, 0x2c), QColor(0xff, 0x7f, 0x0e),
+                                           QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
+                                           QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f),
+                                           QColor(0xbc, 0xbd, 0x22), QColor(0x17, 0xbe, 0xcf)};
+  return palette[i % palette.size()];
+}
+
+// The systems of a run in their sweep order (the order of the scenario).
+std::vector<std::string> systems_of(const db::StoredRun& run) {
+  std::vector<std::string> out;
+  for (const auto& p : run.points)
+    if (std::find(out.begin(), out.end(), p.key.system) == out.end()) out.push_back(p.key.system);
+  return out;
+}
+
+std::size_t system_index(const db::StoredRun& run, const std::string& system) {
+  const auto s = systems_of(run);
+  return static_cast<std::size_t>(std::find(s.begin(), s.end(), system) - s.begin());
+}
+
+bool in_group(const db::StoredPoint& p, const Group& g) {
+  return p.error.empty() && p.key.model == g.model && p.key.workload == g.workload;
+}
+
+double value(const db::StoredPoint& p, std::string_view name) {
+  return p.metric(name).value_or(0.0);
+}
+
+std::unique_ptr<QChart> new_chart(const std::string& title) {
+  auto c = std::make_unique<QChart>();
+  c->setTitle(q(title));
+  QFont f = c->titleFont();
+  f.setPointSize(13);
+  f.setBold(true);
+  c->setTitleFont(f);
+  c->setBackgroundBrush(Qt::white);
+  c->legend()->setAlignment(Qt::AlignBottom);
+  c->setAnimationOptions(QChart::NoAnimation);
+  return c;
+}
+
+QValueAxis* value_axis(const std::string& title, double lo, double hi) {
+  auto* a = new QValueAxis;
+  a->setTitleText(q(title));
+  if (!(hi > lo)) hi = lo + 1;
+  a->setRange(lo, hi);
+  a->applyNiceNumbers();
+  a->setLabelFormat(a->max() >= 100 ? "%.0f" : "%.3g");
+  return a;
+}
+
+void attach(QChart& c, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* y) {
+  c.addSeries(s);
+  s->attachAxis(x);
+  s->attachAxis(y);
+}
+
+void hide_legend(QChart& c, QAbstractSeries* s) {
+  for (auto* m : c.legend()->markers(s)) m->setVisible(false);
+}
+
+std::string group_title(const Group& g) {
+  return g.model + " / " + g.workload;
+}
+
+std::string point_label(const db::StoredPoint& p) {
+  std::string s = p.key.system + " (" + p.key.layout;
+  if (p.key.arrivals == "poisson")
+    s += ", " + QString::number(p.key.rate, 'g', 4).toStdString() + " req/s";
+  else if (p.key.arrivals != "trace")
+    s += ", C=" + std::to_string(p.key.concurrency);
+  return s + ")";
+}
+
+}  // namespace
+
+std::vector<Group> groups(const db::StoredRun& run) {
+  std::vector<Group> out;
+  for (const auto& p : run.points) {
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const Group& g) {
+      return g.model == p.key.model && g.workload == p.key.workload;
+    });
+    if (seen) continue;
+    Group g{p.key.model, p.key.workload};
+    g.isl = static_cast<int>(value(p, "workload_isl_tokens"));
+    g.osl = static_cast<int>(value(p, "workload_osl_tokens"));
+    out.push_back(g);
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::size_t>> peak_points(const db::StoredRun& run,
+                                                             const Group& g) {
+  std::vector<std::pair<std::string, std::size_t>> out;
+  for (const auto& system : systems_of(run)) {
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < run.points.size(); ++i) {
+      const auto& p = run.points[i];
+      if (!in_group(p, g) || p.key.system != system) continue;
+      if (!best || value(p, "total_tps_per_xpu") > value(run.points[*best], "total_tps_per_xpu"))
+        best = i;
+    }
+    if (best) out.emplace_back(system, *best);
+  }
+  return out;
+}
+
+std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, ParetoAxis axis,
+                                     const std::vector<PublishedPoint>& published) {
+  const bool mw = axis == ParetoAxis::per_allin_mw;
+  const std::string metric = mw ? "tps_per_allin_mw" : "total_tps_per_xpu";
+  const double scale = mw ? 1e-6 : 1.0;  // per MW drawn in millions
+  auto c = new_chart((mw ? "Throughput per all-in MW against interactivity — "
+                         : "Throughput per XPU against interactivity — ") +
+                     group_title(g));
+  double xmax = 0, ymax = 0;
+  struct Drawn {
+    QAbstractSeries* series;
+    bool legend;
+  };
+  std::vector<Drawn> drawn;
+  // Published per-XPU peaks are converted with each system's simulated ratio of the metric to
+  // tok/s/XPU (the all-in or rated power per XPU does not depend on the point).
+  std::map<std::string, double> to_metric, rated_kw;
+  for (const auto& system : systems_of(run)) {
+    std::vector<sim::CurvePoint> pts;
+    auto* scatter = new QScatterSeries;
+    scatter->setMarkerSize(6);
+    scatter->setColor(colour(system_index(run, system)));
+    scatter->setBorderColor(colour(system_index(run, system)));
+    scatter->setName(q(system + " points"));
+    for (std::size_t i = 0; i < run.points.size(); ++i) {
+      const auto& p = run.points[i];
+      if (!in_group(p, g) || p.key.system != system) continue;
+      const double x = value(p, "interactivity_tok_s_user"), y = value(p, metric) * scale;
+      if (x <= 0) continue;
+      pts.push_back({x, y, i});
+      scatter->append(x, y);
+      xmax = std::max(xmax, x);
+      ymax = std::max(ymax, y);
+      const double per_xpu = value(p, "total_tps_per_xpu");
+      if (per_xpu > 0) {
+        to_metric[system] = value(p, metric) * scale / per_xpu;
+        rated_kw[system] = per_xpu / std::max(1e-30, value(p, "tps_per_rated_kw"));
+      }
+    }
+    if (pts.empty()) {
+      delete scatter;
+      continue;
+    }
+    auto* line = new QLineSeries;
+    line->setName(q(system));
+    QPen pen(colour(system_index(run, system)));
+    pen.setWidthF(2.5);
+    line->setPen(pen);
+    for (const auto& e : sim::pareto_envelope(pts)) line->append(e.interactivity, e.value);
+    drawn.push_back({line, true});
+    drawn.push_back({scatter, false});
+  }
+  // Published points of this model and workload shape.
+  struct Mark {
+    std::string system;
+    double x = -1, y = -1;  // x < 0: a horizontal line at y; y < 0: a vertical line at x
+    std::string label;
+  };
+  std::vector<Mark> marks;
+  for (const auto& pp : published) {
+    if (pp.model != g.model || (g.isl > 0 && (pp.isl != g.isl || pp.osl != g.osl))) continue;
+    if (!to_metric.contains(pp.system)) continue;
+    const double k = to_metric[pp.system];
+    if (pp.metric == (mw ? "total_tps_per_allin_mw_at" : "total_tps_per_xpu_at") && pp.at)
+      marks.push_back({pp.system, *pp.at, pp.value * scale, pp.id});
+    else if (pp.metric == "peak_total_tps_per_xpu")
+      marks.push_back({pp.system, -1, pp.value * k, pp.id});
+    else if (pp.metric == "peak_mixed_tps_per_kw_rated")
+      marks.push_back({pp.system, -1, pp.value * rated_kw[pp.system] * k, pp.id});
+    else if (pp.metric == "max_interactivity_tok_s_user")
+      marks.push_back({pp.system, pp.value, -1, pp.id});
+    else if (pp.metric == "min_tbt_ms" && pp.value > 0)
+      marks.push_back({pp.system, 1000.0 / pp.value, -1, pp.id});
+  }
+  for (const auto& m : marks) {
+    xmax = std::max(xmax, m.x);
+    ymax = std::max(ymax, m.y);
+  }
+  xmax *= 1.05;
+  ymax *= 1.05;
+  bool published_legend = false;
+  for (const auto& m : marks) {
+    const QColor col = colour(system_index(run, m.system));
+    if (m.x >= 0 && m.y >= 0) {
+      auto* s = new QScatterSeries;
+      s->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+      s->setMarkerSize(13);
+      s->setColor(Qt::white);
+      s->setBorderColor(col);
+      s->append(m.x, m.y);
+      s->setName("published");
+      drawn.push_back({s, !published_legend});
+      published_legend = true;
+    } else {
+      auto* l = new QLineSeries;
+      QPen pen(col);
+      pen.setStyle(Qt::DashLine);
+      pen.setWidthF(1.5);
+      l->setPen(pen);
+      if (m.x < 0) {
+        l->append(0, m.y);
+        l->append(xmax, m.y);
+      } else {
+        l->append(m.x, 0);
+        l->append(m.x, ymax);
+      }
+      l->setName("published (dashed: peak or best interactivity)");
+      drawn.push_back({l, !published_legend});
+      published_legend = true;
+    }
+  }
+  auto* x = value_axis("interactivity (tok/s/user = 1 / median TPOT)", 0, xmax);
+  auto* y =
+      value_axis(mw ? "total tok/s per all-in MW (millions)" : "total tok/s per XPU", 0, ymax);
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+  for (const auto& d : drawn) {
+    attach(*c, d.series, x, y);
+    if (!d.legend) hide_legend(*c, d.series);
+  }
+  return c;
+}
+
+std::unique_ptr<QChart> latency_cdf_chart(const db::StoredRun& run, const Group& g,
+                                          const std::string& metric) {
+  const bool ms = metric == "tpot_s";
+  const std::string name = metric == "ttft_s"   ? "Time to first token"
+                           : metric == "tpot_s" ? "Time per output token"
+                                                : "End-to-end latency";
+  auto c = new_chart(name + " CDF at each system's peak throughput — " + group_title(g));
+  double xmax = 0;
+  std::vector<QLineSeries*> series;
+  for (const auto& [system, i] : peak_points(run, g)) {
+    const auto& p = run.points[i];
+    const auto it = p.percentiles_s.find(metric);
+    if (it == p.percentiles_s.end() || it->second.empty()) continue;
+    auto* s = new QLineSeries;
+    s->setName(q(point_label(p)));
+    QPen pen(colour(system_index(run, system)));
+    pen.setWidthF(2.5);
+    s->setPen(pen);
+    const auto& v = it->second;
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      const double xv = v[k] * (ms ? 1e3 : 1.0);
+      s->append(xv, static_cast<double>(k) / static_cast<double>(v.size() - 1));
+      xmax = std::max(xmax, xv);
+    }
+    series.push_back(s);
+  }
+  auto* x = value_axis(ms ? name + " (ms)" : name + " (s)", 0, xmax * 1.05);
+  auto* y = value_axis("share of requests", 0, 1);
+  y->setRange(0, 1);
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+  for (auto* s : series) attach(*c, s, x, y);
+  return c;
+}
+
+namespace {
+
+// A stacked bar per system at its peak point, one set per component.
+std::unique_ptr<QChart> stacked_chart(const db::StoredRun& run, const Group& g,
+                                      const std::string& title, const std::string& y_title,
+                                      const std::vector<std::pair<std::string, std::string>>& parts,
+                                      double scale) {
+  auto c = new_chart(title + " — " + group_title(g));
+  auto* series = new QStackedBarSeries;
+  QStringList categories;
+  const auto peaks = peak_points(run, g);
+  std::vector<QBarSet*> sets;
+  static const std::vector<QColor> part_colours{QColor(0x44, 0x77, 0xaa), QColor(0x66, 0xcc, 0xee),
+                                                QColor(0x22, 0x88, 0x33), QColor(0xcc, 0xbb, 0x44),
+                                                QColor(0xee, 0x66, 0x77), QColor(0xaa, 0x33, 0x77)};
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    auto* set = new QBarSet(q(parts[k].second));
+    set->setColor(part_colours[k % part_colours.size()]);
+    sets.push_back(set);
+  }
+  double ymax = 0;
+  for (const auto& [system, i] : peaks) {
+    const auto& p = run.points[i];
+    categories << q(point_label(p));
+    double total = 0;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      const double v = value(p, parts[k].first) * scale;
+      *sets[k] << v;
+      total += v;
+    }
+    ymax = std::max(ymax, total);
+  }
+  for (auto* s : sets) series->append(s);
+  auto* x = new QBarCategoryAxis;
+  x->append(categories);
+  auto* y = value_axis(y_title, 0, ymax * 1.05);
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+  attach(*c, series, x, y);
+  return c;
+}
+
+}  // namespace
+
+std::unique_ptr<QChart> power_breakdown_chart(const db::StoredRun& run, const Group& g) {
+  return stacked_chart(run, g, "All-in power per XPU at peak throughput", "W per XPU",
+                       {{"power_xpu_w", "XPU"},
+                        {"power_tray_overhead_w", "compute tray overhead"},
+                        {"power_switches_w", "scale-up switches"},
+                        {"power_hosts_w", "hosts"},
+                        {"power_conversion_loss_w", "power conversion loss"},
+                        {"power_facility_overhead_w", "facility (PUE) overhead"}},
+                       1.0);
+}
+
+std::unique_ptr<QChart> iteration_breakdown_chart(const db::StoredRun& run, const Group& g) {
+  return stacked_chart(run, g, "Mean engine iteration time at peak throughput", "ms per iteration",
+                       {{"iteration_compute_s", "compute-bound"},
+                        {"iteration_memory_s", "memory-bound"},
+                        {"iteration_communication_s", "exposed communication"},
+                        {"iteration_overhead_s", "overhead"}},
+                       1e3);
+}
+
+std::vector<NamedChart> run_charts(const db::StoredRun& run,
+                                   const std::vector<PublishedPoint>& published) {
+  auto safe = [](std::string s) {
+    for (char& ch : s)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-')
+        ch = '_';
+    return s;
+  };
+  std::vector<NamedChart> out;
+  for (const auto& g : groups(run)) {
+    if (peak_points(run, g).empty()) continue;  // nothing ran
+    const std::string stem = safe(g.model) + "-" + safe(g.workload) + "-";
+    out.push_back({stem + "pareto-per-xpu", pareto_chart(run, g, ParetoAxis::per_xpu, published)});
+    out.push_back(
+        {stem + "pareto-per-allin-mw", pareto_chart(run, g, ParetoAxis::per_allin_mw, published)});
+    out.push_back({stem + "ttft-cdf", latency_cdf_chart(run, g, "ttft_s")});
+    out.push_back({stem + "tpot-cdf", latency_cdf_chart(run, g, "tpot_s")});
+    out.push_back({stem + "e2e-cdf", latency_cdf_chart(run, g, "e2e_s")});
+    out.push_back({stem + "power", power_breakdown_chart(run, g)});
+    out.push_back({stem + "iteration-time", iteration_breakdown_chart(run, g)});
+  }
+  return out;
+}
+
+std::expected<std::vector<std::string>, std::string> save_chart(std::unique_ptr<QChart> chart,
+                                                                const std::string& stem,
+                                                                Formats formats, QSize size) {
+  if (QApplication::instance() == nullptr)
+    return std::unexpected("charts need a QApplication (the front end creates it)");
+  QChartView view(chart.release());  // the view owns the chart from here
+  view.setRenderHint(QPainter::Antialiasing);
+  view.resize(size);
+  // Lay the chart out at the final size without showing the view.
+  view.chart()->resize(QSizeF(size));
+  QApplication::processEvents();
+  std::vector<std::string> written;
+  if (formats.png) {
+    QImage image(size, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    view.render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), view.rect());
+    painter.end();
+    const std::string path = stem + ".png";
+    if (!image.save(q(path), "PNG")) return std::unexpected("cannot write " + path);
+    written.push_back(path);
+  }
+  if (formats.svg) {
+    const std::string path = stem + ".svg";
+    QSvgGenerator svg;
+    svg.setFileName(q(path));
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(view.chart()->title());
+    svg.setDescription("racktwin chart");
+    QPainter painter;
+    if (!painter.begin(&svg)) return std::unexpected("cannot write " + path);
+    view.render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), view.rect());
+    painter.end();
+    if (!QFile::exists(q(path))) return std::unexpected("cannot write " + path);
+    written.push_back(path);
+  }
+  return written;
+}
+
+}  // namespace racktwin::charts

@@ -1,0 +1,74 @@
+#pragma once
+// The charts of a stored run, built once with Qt Charts for every front end: the CLI renders them
+// offscreen to PNG and SVG (`racktwin plot`, `racktwin run --plots`), the GUI will show the same
+// QChart objects in its views.
+//
+// Contract:
+// - Builders read a db::StoredRun (and optional published points) and return a new QChart the
+//   caller owns; they never print. A QApplication must exist (Qt Charts is built on Qt Widgets);
+//   front ends create it, with QT_QPA_PLATFORM=offscreen when there is no display.
+// - Charts are per (model, workload) group of the run. Per system they draw, where one point
+//   stands for a system, the point with the highest total tok/s/XPU (its "peak" point, as the
+//   comparison table of `racktwin run`).
+// - What each chart shows and how published points are overlaid: docs/results.md.
+
+#include <QSize>
+#include <expected>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+#include "scenarios/published_points.hpp"
+
+QT_BEGIN_NAMESPACE
+class QChart;
+QT_END_NAMESPACE
+
+namespace racktwin::charts {
+
+// One model and workload of a run; charts compare systems within it.
+struct Group {
+  std::string model, workload;
+  int isl = 0, osl = 0;  // nominal lengths (0 for trace and agentic workloads)
+};
+std::vector<Group> groups(const db::StoredRun& run);
+
+// Per system of a group, the index (into run.points) of its peak-throughput point.
+std::vector<std::pair<std::string, std::size_t>> peak_points(const db::StoredRun& run,
+                                                             const Group& g);
+
+enum class ParetoAxis { per_xpu, per_allin_mw };
+
+// Throughput against interactivity: each system's Pareto envelope (line) over its points
+// (markers); published points of the same model and lengths overlaid.
+std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, ParetoAxis axis,
+                                     const std::vector<PublishedPoint>& published = {});
+// The distribution of a latency (ttft_s, tpot_s or e2e_s) at each system's peak point.
+std::unique_ptr<QChart> latency_cdf_chart(const db::StoredRun& run, const Group& g,
+                                          const std::string& metric);
+// All-in power per XPU by component at each system's peak point.
+std::unique_ptr<QChart> power_breakdown_chart(const db::StoredRun& run, const Group& g);
+// Mean iteration time by kind (compute, memory, communication, overhead) at each peak point.
+std::unique_ptr<QChart> iteration_breakdown_chart(const db::StoredRun& run, const Group& g);
+
+struct NamedChart {
+  std::string name;  // file stem: <model>-<workload>-<chart>
+  std::unique_ptr<QChart> chart;
+};
+// Every chart of the run.
+std::vector<NamedChart> run_charts(const db::StoredRun& run,
+                                   const std::vector<PublishedPoint>& published = {});
+
+inline constexpr QSize kDefaultSize{1200, 750};
+struct Formats {
+  bool png = true, svg = true;
+};
+// Renders a chart offscreen to `stem`.png and/or `stem`.svg, `size` pixels; returns the files
+// written. The chart is consumed.
+std::expected<std::vector<std::string>, std::string> save_chart(std::unique_ptr<QChart> chart,
+                                                                const std::string& stem,
+                                                                Formats formats = {},
+                                                                QSize size = kDefaultSize);
+
+}  // namespace racktwin::charts

@@ -1,0 +1,125 @@
+// racktwin plot RUN --out DIR: the charts of a stored run, rendered offscreen to PNG and SVG.
+
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <QApplication>
+#include <QChart>
+#include <filesystem>
+
+#include "charts/charts.hpp"
+#include "cli/commands.hpp"
+#include "cli/results.hpp"
+#include "scenarios/published_points.hpp"
+
+namespace racktwin::cli {
+namespace {
+
+struct PlotArgs {
+  std::string db;
+  std::string run;
+  std::string out;
+  std::string points;
+  std::string format = "png,svg";
+  int width = charts::kDefaultSize.width();
+  int height = charts::kDefaultSize.height();
+};
+
+// The Qt application charts need, created once per process, offscreen unless the user chose a
+// platform.
+QApplication& qt_app() {
+  // Qt's own notes (no XDG runtime directory, plugin remarks) are not for racktwin's users; only
+  // its errors are passed on.
+  qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
+    if (type == QtCriticalMsg || type == QtFatalMsg)
+      fmt::print(stderr, "racktwin: Qt: {}\n", msg.toStdString());
+  });
+  static int argc = 1;
+  static char arg0[] = "racktwin";
+  static char* argv[] = {arg0, nullptr};
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  static QApplication app(argc, argv);
+  return app;
+}
+
+int render(const db::Store& store, std::int64_t run, const std::string& dir,
+           const std::string& points_file, charts::Formats formats, QSize size, bool quiet) {
+  std::vector<PublishedPoint> published;
+  if (!points_file.empty()) {
+    auto p = load_published_points(points_file);
+    if (!p) {
+      print_diagnostics(p.error(), points_file);
+      return kExitInput;
+    }
+    published = std::move(*p);
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    fmt::print(stderr, "racktwin: cannot create {}: {}\n", dir, ec.message());
+    return kExitRuntime;
+  }
+  const auto data = store.load(run, {.percentiles = true, .timeseries = false});
+  qt_app();
+  int files = 0;
+  for (auto& c : charts::run_charts(*data, published)) {
+    auto written = charts::save_chart(
+        std::move(c.chart), (std::filesystem::path(dir) / c.name).string(), formats, size);
+    if (!written) {
+      fmt::print(stderr, "racktwin: {}\n", written.error());
+      return kExitRuntime;
+    }
+    files += static_cast<int>(written->size());
+  }
+  if (!quiet) fmt::print("Wrote {} chart files of run {} to {}\n", files, run, dir);
+  return kExitOk;
+}
+
+int plot(const PlotArgs& a) {
+  charts::Formats formats{false, false};
+  for (const auto& f : CLI::detail::split(a.format, ',')) {
+    if (f == "png")
+      formats.png = true;
+    else if (f == "svg")
+      formats.svg = true;
+    else {
+      fmt::print(stderr, "racktwin plot: unknown format '{}' (png, svg)\n", f);
+      return kExitInput;
+    }
+  }
+  auto store = open_store(resolve_db_path(a.db), db::Store::Mode::existing);
+  if (!store) return store.error();
+  const auto id = resolve_run(*store, a.run);
+  if (!id) return kExitInput;
+  return render(*store, *id, a.out, a.points, formats, QSize(a.width, a.height), false);
+}
+
+}  // namespace
+
+int render_run_plots(const db::Store& store, std::int64_t run, const std::string& dir,
+                     const std::string& points_file, bool quiet) {
+  return render(store, run, dir, points_file, {}, charts::kDefaultSize, quiet);
+}
+
+void add_plot_command(CLI::App& app, Commands& out) {
+  auto a = std::make_shared<PlotArgs>();
+  auto* c = app.add_subcommand(
+      "plot",
+      "Charts of a stored run (Pareto, latency CDFs, power and iteration-time breakdowns) as PNG "
+      "and SVG");
+  c->add_option("RUN", a->run, "Run id (or latest)")->required();
+  c->add_option("--out", a->out, "Directory for the chart files")->required();
+  c->add_option("--points", a->points,
+                "Published points (YAML) to overlay on the Pareto charts, e.g. published.yaml");
+  c->add_option("--format", a->format, "png, svg or png,svg")->capture_default_str();
+  c->add_option("--width", a->width, "Image width in pixels")
+      ->capture_default_str()
+      ->check(CLI::Range(200, 10000));
+  c->add_option("--height", a->height, "Image height in pixels")
+      ->capture_default_str()
+      ->check(CLI::Range(200, 10000));
+  add_db_option(c, a->db);
+  out.push_back({c, [a](const Catalog&) { return plot(*a); }});
+}
+
+}  // namespace racktwin::cli

@@ -1,0 +1,287 @@
+// racktwin runs list | show | compare | export | delete: the results database.
+
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/results.hpp"
+#include "cli/table.hpp"
+#include "db/compare.hpp"
+#include "db/export.hpp"
+
+namespace racktwin::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+struct RunsArgs {
+  std::string db;
+  std::vector<std::string> ids;
+  bool json = false;
+  std::string csv_dir;
+  bool force = false;
+};
+
+// The database and the runs named on the command line; prints what is wrong otherwise.
+struct Opened {
+  db::Store store;
+  std::vector<std::int64_t> ids;
+};
+std::expected<Opened, int> open_runs(const RunsArgs& a) {
+  auto store = open_store(resolve_db_path(a.db), db::Store::Mode::existing);
+  if (!store) return std::unexpected(store.error());
+  Opened o{std::move(*store), {}};
+  for (const auto& text : a.ids) {
+    const auto id = resolve_run(o.store, text);
+    if (!id) return std::unexpected(kExitInput);
+    o.ids.push_back(*id);
+  }
+  return o;
+}
+
+std::string num(std::optional<double> x, int digits) {
+  return x ? fmt::format("{:.{}f}", *x, digits) : std::string("-");
+}
+
+std::string load_text(const db::PointKey& k) {
+  if (k.arrivals == "poisson") return fmt::format("{:g} req/s", k.rate);
+  if (k.arrivals == "trace") return "trace";
+  return fmt::format("C={}", k.concurrency);
+}
+
+int list_runs(const RunsArgs& a) {
+  auto o = open_runs(a);
+  if (!o) return o.error();
+  const db::Store& store = o->store;
+  const auto runs = store.list();
+  if (a.json) {
+    json out = json::array();
+    for (const auto& r : runs) out.push_back(db::run_info_json(r));
+    fmt::print("{}\n", json{{"db", store.path()}, {"runs", out}}.dump(2));
+    return kExitOk;
+  }
+  if (runs.empty()) {
+    fmt::print("No runs in {} yet.\n", store.path());
+    return kExitOk;
+  }
+  Table t({"id", "status", "scenario", "seed", "points", "failed", "started (UTC)", "wall s",
+           "racktwin"});
+  for (const auto& r : runs)
+    t.add({std::to_string(r.id), r.state(), r.scenario_name, std::to_string(r.seed),
+           std::to_string(r.points), std::to_string(r.failed_points), r.started_at,
+           num(r.wall_s, 1), r.version + " (" + r.commit + ")"});
+  fmt::print("{} runs in {}\n{}", runs.size(), store.path(), t.render({0, 3, 4, 5, 7}));
+  return kExitOk;
+}
+
+void print_run_header(const db::RunInfo& r) {
+  fmt::print("run {}: {}, scenario '{}' ({}, hash {}), seed {}\n", r.id, r.state(), r.scenario_name,
+             r.scenario_file, r.scenario_hash, r.seed);
+  fmt::print("racktwin {} (commit {}), catalog {}, calibration {}, options {}\n", r.version,
+             r.commit, r.catalog_hash, r.calibration_hash, r.options);
+  fmt::print("started {}{}{}, process {} on {}\n", r.started_at,
+             r.finished_at.empty() ? "" : ", finished " + r.finished_at,
+             r.wall_s ? fmt::format(", {:.1f} s wall", *r.wall_s) : "", r.pid, r.host);
+  if (!r.error.empty()) fmt::print("error: {}\n", r.error);
+}
+
+int show_run(const RunsArgs& a) {
+  auto o = open_runs(a);
+  if (!o) return o.error();
+  const auto run = o->store.load(o->ids[0], {.percentiles = false, .timeseries = false});
+  if (a.json) {
+    fmt::print("{}\n", db::run_json(*run, {.percentiles = false, .timeseries = false}).dump(2));
+    return kExitOk;
+  }
+  print_run_header(run->info);
+  fmt::print("{} points, {} could not run\n", run->info.points, run->info.failed_points);
+  fmt::print("\nAssumptions ({}; catalog values that are not published)\n",
+             run->assumptions.size());
+  for (const auto& x : run->assumptions)
+    fmt::print("  - {} {} {} = {}: {}\n", x.entry_kind, x.entry_id, x.field, x.value, x.reason);
+  Table t({"#", "system", "model", "workload", "layout", "load", "tok/s/XPU", "tok/s/user",
+           "TTFT p50 s", "TPOT p50 ms", "E2E p50 s", "tok/s per all-in MW", "note"});
+  for (const auto& p : run->points) {
+    auto m = [&](const char* name, double scale, int digits) {
+      const auto v = p.metric(name);
+      return v ? num(*v * scale, digits) : std::string("-");
+    };
+    t.add({std::to_string(p.index), p.key.system, p.key.model, p.key.workload, p.key.layout,
+           load_text(p.key), m("total_tps_per_xpu", 1, 0), m("interactivity_tok_s_user", 1, 1),
+           m("ttft_median_s", 1, 3), m("tpot_median_s", 1e3, 2), m("e2e_median_s", 1, 2),
+           m("tps_per_allin_mw", 1, 0), p.error});
+  }
+  fmt::print("\n{}", t.render({0, 6, 7, 8, 9, 10, 11}));
+  return kExitOk;
+}
+
+// The metrics `runs compare` shows in its table (--json has them all).
+const std::vector<std::pair<std::string, std::string>> kHeadline{
+    {"total_tps_per_xpu", "tok/s/XPU"},
+    {"interactivity_tok_s_user", "tok/s/user"},
+    {"e2e_median_s", "E2E p50 s"},
+    {"tps_per_allin_mw", "tok/s per all-in MW"}};
+
+int compare_runs(const RunsArgs& a) {
+  auto o = open_runs(a);
+  if (!o) return o.error();
+  const auto ra = o->store.load(o->ids[0], {.percentiles = false}),
+             rb = o->store.load(o->ids[1], {.percentiles = false});
+  const db::Comparison c = db::compare(*ra, *rb);
+  if (a.json) {
+    fmt::print("{}\n", db::comparison_json(c).dump(2));
+    return kExitOk;
+  }
+  fmt::print("run {} ('{}', seed {}) against run {} ('{}', seed {})\n\n", c.a.id, c.a.scenario_name,
+             c.a.seed, c.b.id, c.b.scenario_name, c.b.seed);
+  fmt::print("Run record: {}\n", c.fields.empty() ? "same scenario, seed, version, catalog and "
+                                                    "calibration"
+                                                  : "differences");
+  for (const auto& f : c.fields) fmt::print("  {}: {} -> {}\n", f.field, f.a, f.b);
+  fmt::print("\nScenario text: {}\n", c.scenario_diff.empty() ? "identical" : "differences");
+  for (const auto& l : c.scenario_diff) fmt::print("  {}\n", l);
+  if (!c.assumptions_only_a.empty() || !c.assumptions_only_b.empty()) {
+    fmt::print("\nAssumptions\n");
+    for (const auto& x : c.assumptions_only_a)
+      fmt::print("  only in run {}: {} {} {} = {}\n", c.a.id, x.entry_kind, x.entry_id, x.field,
+                 x.value);
+    for (const auto& x : c.assumptions_only_b)
+      fmt::print("  only in run {}: {} {} {} = {}\n", c.b.id, x.entry_kind, x.entry_id, x.field,
+                 x.value);
+  }
+  int both = 0, only_a = 0, only_b = 0;
+  for (const auto& p : c.points) {
+    both += p.index_a && p.index_b ? 1 : 0;
+    only_a += p.index_a && !p.index_b ? 1 : 0;
+    only_b += !p.index_a && p.index_b ? 1 : 0;
+  }
+  fmt::print(
+      "\nResults: {} points in both runs, {} only in run {}, {} only in run {}; {} differ in at "
+      "least one metric\n",
+      both, only_a, c.a.id, only_b, c.b.id, c.differing_points);
+  std::vector<std::string> header{"point"};
+  for (const auto& [name, label] : kHeadline) {
+    header.push_back(label + " " + std::to_string(c.a.id));
+    header.push_back(std::to_string(c.b.id));
+    header.push_back("change");
+  }
+  Table t(header);
+  std::vector<std::size_t> right;
+  for (std::size_t i = 1; i < header.size(); ++i) right.push_back(i);
+  for (const auto& p : c.points) {
+    std::vector<std::string> row{p.key.label()};
+    for (const auto& [name, label] : kHeadline) {
+      const auto it = std::find_if(p.metrics.begin(), p.metrics.end(),
+                                   [&](const db::MetricDiff& m) { return m.name == name; });
+      const std::optional<double> va = it == p.metrics.end() ? std::nullopt : it->a;
+      const std::optional<double> vb = it == p.metrics.end() ? std::nullopt : it->b;
+      const int digits = name == "e2e_median_s" ? 3 : name == "interactivity_tok_s_user" ? 1 : 0;
+      row.push_back(num(va, digits));
+      row.push_back(num(vb, digits));
+      std::string change = "-";
+      if (it != p.metrics.end() && it->relative())
+        change = it->differs() ? fmt::format("{:+.2f}%", *it->relative() * 100) : "same";
+      row.push_back(change);
+    }
+    t.add(row);
+  }
+  fmt::print("{}", t.render(right));
+  return kExitOk;
+}
+
+int export_run(const RunsArgs& a) {
+  if (a.csv_dir.empty() == !a.json) {
+    fmt::print(stderr, "racktwin runs export: give one of --csv DIR or --json\n");
+    return kExitInput;
+  }
+  auto o = open_runs(a);
+  if (!o) return o.error();
+  const std::int64_t id = o->ids[0];
+  const auto run = o->store.load(id, {.percentiles = true, .timeseries = true});
+  if (a.json) {
+    fmt::print("{}\n", db::run_json(*run).dump(2));
+    return kExitOk;
+  }
+  std::error_code ec;
+  fs::create_directories(a.csv_dir, ec);
+  if (ec) {
+    fmt::print(stderr, "racktwin: cannot create {}: {}\n", a.csv_dir, ec.message());
+    return kExitRuntime;
+  }
+  const auto files = db::csv_files(*run);
+  for (const auto& [name, text] : files) {
+    const fs::path path = fs::path(a.csv_dir) / name;
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) {
+      fmt::print(stderr, "racktwin: cannot write {}\n", path.string());
+      return kExitRuntime;
+    }
+  }
+  fmt::print("Run {} exported to {}:", id, a.csv_dir);
+  for (const auto& f : files) fmt::print(" {}", f.first);
+  fmt::print("\n");
+  return kExitOk;
+}
+
+int delete_run(const RunsArgs& a) {
+  auto o = open_runs(a);
+  if (!o) return o.error();
+  const std::int64_t id = o->ids[0];
+  const db::RunInfo info = *o->store.info(id);
+  if (info.state() == "running" && !a.force) {
+    fmt::print(stderr,
+               "racktwin: run {} is still running (process {}); stop it first, or give --force\n",
+               id, info.pid);
+    return kExitInput;
+  }
+  o->store.remove(id);
+  fmt::print("Deleted run {} from {}\n", id, o->store.path());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_runs_commands(CLI::App& app, Commands& out) {
+  auto* runs = app.add_subcommand("runs",
+                                  "The results database: list, show, compare, export, "
+                                  "delete stored runs");
+  runs->require_subcommand(1);
+  auto add = [&](const char* name, const char* help, int ids, auto fn,
+                 const std::function<void(CLI::App*, RunsArgs&)>& extra = {}) {
+    auto a = std::make_shared<RunsArgs>();
+    auto* c = runs->add_subcommand(name, help);
+    if (ids > 0)
+      c->add_option("ID", a->ids, ids == 1 ? "Run id (or latest)" : "Two run ids (or latest)")
+          ->required()
+          ->expected(ids);
+    add_db_option(c, a->db);
+    if (extra) extra(c, *a);
+    out.push_back({c, [a, fn](const Catalog&) { return fn(*a); }});
+  };
+  add("list", "List the stored runs, newest first", 0, list_runs,
+      [](CLI::App* c, RunsArgs& a) { c->add_flag("--json", a.json, "Machine-readable"); });
+  add("show", "One run: its record, the assumptions it rests on, and every point", 1, show_run,
+      [](CLI::App* c, RunsArgs& a) { c->add_flag("--json", a.json, "Machine-readable"); });
+  add("compare", "Two runs side by side: scenario, record and result differences", 2, compare_runs,
+      [](CLI::App* c, RunsArgs& a) {
+        c->add_flag("--json", a.json, "Every metric of every point");
+      });
+  add("export", "Write a run as CSV files (--csv DIR) or print it as JSON (--json)", 1, export_run,
+      [](CLI::App* c, RunsArgs& a) {
+        auto* csv = c->add_option("--csv", a.csv_dir, "Directory for the CSV files");
+        c->add_flag("--json", a.json, "The whole run as JSON on standard output")->excludes(csv);
+      });
+  add("delete", "Delete a run and everything stored with it", 1, delete_run,
+      [](CLI::App* c, RunsArgs& a) {
+        c->add_flag("--force", a.force, "Delete even a run whose process still runs");
+      });
+}
+
+}  // namespace racktwin::cli

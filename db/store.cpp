@@ -1,0 +1,436 @@
+#include "db/store.hpp"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <SQLiteCpp/VariadicBind.h>
+#include <fmt/chrono.h>
+#include <fmt/core.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+namespace racktwin::db {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Schema version 1. Every table a run owns refers to it with ON DELETE CASCADE.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE runs (
+  id                INTEGER PRIMARY KEY,
+  status            TEXT    NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
+  scenario_name     TEXT    NOT NULL,
+  scenario_file     TEXT    NOT NULL,
+  scenario_text     TEXT    NOT NULL,
+  scenario_hash     TEXT    NOT NULL,
+  seed              INTEGER NOT NULL,
+  racktwin_version  TEXT    NOT NULL,
+  racktwin_commit   TEXT    NOT NULL,
+  catalog_hash      TEXT    NOT NULL,
+  calibration_hash  TEXT    NOT NULL,
+  options           TEXT    NOT NULL,
+  started_at        TEXT    NOT NULL,
+  finished_at       TEXT,
+  wall_s            REAL,
+  error             TEXT    NOT NULL DEFAULT '',
+  pid               INTEGER NOT NULL,
+  host              TEXT    NOT NULL
+);
+CREATE TABLE assumptions (
+  run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  ord         INTEGER NOT NULL,
+  entry_kind  TEXT    NOT NULL,
+  entry_id    TEXT    NOT NULL,
+  field       TEXT    NOT NULL,
+  value       TEXT    NOT NULL,
+  reason      TEXT    NOT NULL,
+  PRIMARY KEY (run_id, ord)
+);
+CREATE TABLE metrics (
+  run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  ord     INTEGER NOT NULL,
+  name    TEXT    NOT NULL,
+  unit    TEXT    NOT NULL,
+  PRIMARY KEY (run_id, ord),
+  UNIQUE (run_id, name)
+);
+CREATE TABLE points (
+  id           INTEGER PRIMARY KEY,
+  run_id       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idx          INTEGER NOT NULL,
+  system       TEXT    NOT NULL,
+  model        TEXT    NOT NULL,
+  workload     TEXT    NOT NULL,
+  layout       TEXT    NOT NULL,
+  precision    TEXT    NOT NULL,
+  arrivals     TEXT    NOT NULL,
+  concurrency  INTEGER NOT NULL,
+  rate_req_s   REAL    NOT NULL,
+  replicas     INTEGER NOT NULL,
+  xpus         INTEGER NOT NULL,
+  error        TEXT    NOT NULL,
+  UNIQUE (run_id, idx)
+);
+CREATE TABLE point_values (
+  point_id  INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+  metric    TEXT    NOT NULL,
+  value     REAL    NOT NULL,
+  PRIMARY KEY (point_id, metric)
+) WITHOUT ROWID;
+CREATE TABLE latency_percentiles (
+  point_id    INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+  metric      TEXT    NOT NULL,
+  percentile  INTEGER NOT NULL CHECK (percentile BETWEEN 0 AND 100),
+  value_s     REAL    NOT NULL,
+  PRIMARY KEY (point_id, metric, percentile)
+) WITHOUT ROWID;
+CREATE TABLE timeseries (
+  point_id        INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+  second          INTEGER NOT NULL,
+  output_tokens   REAL    NOT NULL,
+  prefill_tokens  REAL    NOT NULL,
+  completed       REAL    NOT NULL,
+  xpu_power_w     REAL    NOT NULL,
+  PRIMARY KEY (point_id, second)
+) WITHOUT ROWID;
+CREATE INDEX points_by_run ON points(run_id);
+)sql";
+
+// Migrations: kMigrations[v] takes a database at user_version v to v + 1.
+constexpr std::array<const char*, kSchemaVersion> kMigrations{kSchemaV1};
+
+std::string now_utc() {
+  const auto t = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", t);
+}
+
+std::string this_host() {
+  std::array<char, 256> name{};
+  if (::gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+  return name.data();
+}
+
+// Why an existing file cannot be opened as a racktwin database; empty when it can.
+std::string refuse_reason(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return "it is a directory";
+  if (fs::file_size(path, ec) == 0 && !ec) return {};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "it cannot be read";
+  std::array<char, 16> header{};
+  in.read(header.data(), header.size());
+  static constexpr char kMagic[] = "SQLite format 3";  // 16 bytes with the terminating NUL
+  if (in.gcount() != 16 || !std::equal(header.begin(), header.end(), kMagic))
+    return "it is not an SQLite database";
+  try {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    const int app = db.execAndGet("PRAGMA application_id").getInt();
+    if (app != kApplicationId)
+      return fmt::format(
+          "it is an SQLite database, but not racktwin's (application_id {:#x}, expected {:#x})",
+          static_cast<std::uint32_t>(app), static_cast<std::uint32_t>(kApplicationId));
+    const int version = db.execAndGet("PRAGMA user_version").getInt();
+    if (version > kSchemaVersion)
+      return fmt::format(
+          "it was written by a newer racktwin (schema {}; this racktwin reads up to {})", version,
+          kSchemaVersion);
+  } catch (const SQLite::Exception& e) {
+    return std::string("SQLite cannot read it: ") + e.what();
+  }
+  return {};
+}
+
+std::string text_or_empty(const SQLite::Column& c) {
+  return c.isNull() ? std::string() : c.getString();
+}
+
+constexpr const char* kRunColumns =
+    "r.id, r.status, r.scenario_name, r.scenario_file, r.scenario_text, r.scenario_hash, r.seed, "
+    "r.racktwin_version, r.racktwin_commit, r.catalog_hash, r.calibration_hash, r.options, "
+    "r.started_at, r.finished_at, r.wall_s, r.error, r.pid, r.host, "
+    "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id), "
+    "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id AND p.error != '')";
+
+RunInfo read_run(SQLite::Statement& q) {
+  RunInfo r;
+  r.id = q.getColumn(0).getInt64();
+  r.status = q.getColumn(1).getString();
+  r.scenario_name = q.getColumn(2).getString();
+  r.scenario_file = q.getColumn(3).getString();
+  r.scenario_text = q.getColumn(4).getString();
+  r.scenario_hash = q.getColumn(5).getString();
+  r.seed = static_cast<std::uint64_t>(q.getColumn(6).getInt64());
+  r.version = q.getColumn(7).getString();
+  r.commit = q.getColumn(8).getString();
+  r.catalog_hash = q.getColumn(9).getString();
+  r.calibration_hash = q.getColumn(10).getString();
+  r.options = q.getColumn(11).getString();
+  r.started_at = q.getColumn(12).getString();
+  r.finished_at = text_or_empty(q.getColumn(13));
+  if (!q.getColumn(14).isNull()) r.wall_s = q.getColumn(14).getDouble();
+  r.error = q.getColumn(15).getString();
+  r.pid = q.getColumn(16).getInt64();
+  r.host = q.getColumn(17).getString();
+  r.points = q.getColumn(18).getInt64();
+  r.failed_points = q.getColumn(19).getInt64();
+  return r;
+}
+
+}  // namespace
+
+std::string RunInfo::state() const {
+  if (status != "running") return status;
+  // Still marked running: alive only if its process exists on this host.
+  if (host == this_host() && pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM))
+    return "running";
+  return "incomplete";
+}
+
+Store::Store(std::string path) : path_(std::move(path)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+std::expected<Store, std::string> Store::open(const std::string& path, Mode mode) {
+  std::error_code ec;
+  const bool exists = fs::exists(path, ec);
+  if (!exists && mode == Mode::existing)
+    return std::unexpected(
+        fmt::format("no results database at '{}' ('racktwin run' creates one there)", path));
+  if (exists) {
+    const std::string why = refuse_reason(path);
+    if (!why.empty())
+      return std::unexpected(fmt::format(
+          "'{}' is not a racktwin results database: {}. It was left untouched; choose another "
+          "path with --db or RACKTWIN_DB",
+          path, why));
+  }
+  Store s(path);
+  try {
+    s.db_ = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
+                                               10000);
+    SQLite::Database& db = *s.db_;
+    db.exec("PRAGMA foreign_keys = ON");
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+    int version = db.execAndGet("PRAGMA user_version").getInt();
+    if (version == 0) db.exec(fmt::format("PRAGMA application_id = {}", kApplicationId));
+    for (; version < kSchemaVersion; ++version) {
+      db.exec(kMigrations[static_cast<std::size_t>(version)]);
+      db.exec(fmt::format("PRAGMA user_version = {}", version + 1));
+    }
+    tx.commit();
+  } catch (const SQLite::Exception& e) {
+    return std::unexpected(
+        fmt::format("cannot open the results database '{}': {}", path, e.what()));
+  }
+  return s;
+}
+
+std::int64_t Store::begin_run(RunInfo info, const std::vector<Assumption>& assumptions) {
+  SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+  SQLite::Statement q(*db_,
+                      "INSERT INTO runs (status, scenario_name, scenario_file, scenario_text, "
+                      "scenario_hash, seed, racktwin_version, racktwin_commit, catalog_hash, "
+                      "calibration_hash, options, started_at, pid, host) "
+                      "VALUES ('running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  SQLite::bind(q, info.scenario_name, info.scenario_file, info.scenario_text, info.scenario_hash,
+               static_cast<std::int64_t>(info.seed), info.version, info.commit, info.catalog_hash,
+               info.calibration_hash, info.options, now_utc(),
+               static_cast<std::int64_t>(::getpid()), this_host());
+  q.exec();
+  const std::int64_t id = db_->getLastInsertRowid();
+  SQLite::Statement a(*db_,
+                      "INSERT INTO assumptions (run_id, ord, entry_kind, entry_id, field, value, "
+                      "reason) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  std::int64_t ord = 0;
+  for (const auto& x : assumptions) {
+    SQLite::bind(a, id, ord++, x.entry_kind, x.entry_id, x.field, x.value, x.reason);
+    a.exec();
+    a.reset();
+  }
+  tx.commit();
+  return id;
+}
+
+void Store::add_points(std::int64_t run, const std::vector<sim::PointResult>& points) {
+  SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+  std::int64_t next =
+      db_->execAndGet(fmt::format("SELECT COUNT(*) FROM points WHERE run_id = {}", run)).getInt64();
+  std::int64_t metric_ord =
+      db_->execAndGet(fmt::format("SELECT COUNT(*) FROM metrics WHERE run_id = {}", run))
+          .getInt64();
+  SQLite::Statement ins_point(
+      *db_,
+      "INSERT INTO points (run_id, idx, system, model, workload, layout, "
+      "precision, arrivals, concurrency, rate_req_s, replicas, xpus, error) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  SQLite::Statement ins_metric(
+      *db_, "INSERT OR IGNORE INTO metrics (run_id, ord, name, unit) VALUES (?, ?, ?, ?)");
+  SQLite::Statement ins_value(
+      *db_, "INSERT INTO point_values (point_id, metric, value) VALUES (?, ?, ?)");
+  SQLite::Statement ins_pct(*db_,
+                            "INSERT INTO latency_percentiles (point_id, metric, percentile, "
+                            "value_s) VALUES (?, ?, ?, ?)");
+  SQLite::Statement ins_second(*db_,
+                               "INSERT INTO timeseries (point_id, second, output_tokens, "
+                               "prefill_tokens, completed, xpu_power_w) VALUES (?, ?, ?, ?, ?, ?)");
+  auto step = [](SQLite::Statement& q) {
+    q.exec();
+    q.reset();
+  };
+  for (const auto& r : points) {
+    const PointKey k = point_key(r);
+    SQLite::bind(ins_point, run, next++, k.system, k.model, k.workload, k.layout, k.precision,
+                 k.arrivals, k.concurrency, k.rate, k.replicas, r.xpus, r.error);
+    step(ins_point);
+    const std::int64_t pid = db_->getLastInsertRowid();
+    for (const Metric& m : point_metrics(r)) {
+      SQLite::bind(ins_metric, run, metric_ord, m.name, m.unit);
+      ins_metric.exec();
+      if (db_->getChanges() > 0) ++metric_ord;
+      ins_metric.reset();
+      SQLite::bind(ins_value, pid, m.name, m.value);
+      step(ins_value);
+    }
+    if (!r.error.empty()) continue;
+    for (const auto& d : point_distributions(r)) {
+      for (std::size_t p = 0; p < d.stats->percentiles.size(); ++p) {
+        SQLite::bind(ins_pct, pid, d.name, static_cast<std::int64_t>(p), d.stats->percentiles[p]);
+        step(ins_pct);
+      }
+    }
+    for (std::size_t t = 0; t < r.timeseries.size(); ++t) {
+      const auto& s = r.timeseries[t];
+      SQLite::bind(ins_second, pid, static_cast<std::int64_t>(t), s.output_tokens, s.prefill_tokens,
+                   s.completed, s.xpu_power_w);
+      step(ins_second);
+    }
+  }
+  tx.commit();
+}
+
+void Store::finish_run(std::int64_t run, double wall_s, const std::string& error) {
+  SQLite::Statement q(*db_,
+                      "UPDATE runs SET status = ?, finished_at = ?, wall_s = ?, error = ? "
+                      "WHERE id = ?");
+  SQLite::bind(q, error.empty() ? "finished" : "failed", now_utc(), wall_s, error, run);
+  q.exec();
+}
+
+std::vector<RunInfo> Store::list() const {
+  SQLite::Statement q(*db_, fmt::format("SELECT {} FROM runs r ORDER BY r.id DESC", kRunColumns));
+  std::vector<RunInfo> out;
+  while (q.executeStep()) out.push_back(read_run(q));
+  return out;
+}
+
+std::optional<RunInfo> Store::info(std::int64_t run) const {
+  SQLite::Statement q(*db_, fmt::format("SELECT {} FROM runs r WHERE r.id = ?", kRunColumns));
+  q.bind(1, run);
+  if (!q.executeStep()) return std::nullopt;
+  return read_run(q);
+}
+
+std::optional<std::int64_t> Store::latest() const {
+  SQLite::Statement q(*db_, "SELECT MAX(id) FROM runs");
+  if (!q.executeStep() || q.getColumn(0).isNull()) return std::nullopt;
+  return q.getColumn(0).getInt64();
+}
+
+std::optional<StoredRun> Store::load(std::int64_t run, const LoadOptions& what) const {
+  auto info_ = info(run);
+  if (!info_) return std::nullopt;
+  StoredRun out;
+  out.info = std::move(*info_);
+  {
+    SQLite::Statement q(*db_,
+                        "SELECT entry_kind, entry_id, field, value, reason FROM assumptions "
+                        "WHERE run_id = ? ORDER BY ord");
+    q.bind(1, run);
+    while (q.executeStep())
+      out.assumptions.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(),
+                                 q.getColumn(2).getString(), q.getColumn(3).getString(),
+                                 q.getColumn(4).getString()});
+  }
+  std::map<std::string, std::size_t> order;
+  {
+    SQLite::Statement q(*db_, "SELECT name, unit FROM metrics WHERE run_id = ? ORDER BY ord");
+    q.bind(1, run);
+    while (q.executeStep()) {
+      order[q.getColumn(0).getString()] = out.metrics.size();
+      out.metrics.push_back({q.getColumn(0).getString(), q.getColumn(1).getString()});
+    }
+  }
+  std::map<std::int64_t, std::size_t> by_id;  // point row id -> index in out.points
+  {
+    SQLite::Statement q(*db_,
+                        "SELECT id, idx, system, model, workload, layout, precision, arrivals, "
+                        "concurrency, rate_req_s, replicas, xpus, error FROM points "
+                        "WHERE run_id = ? ORDER BY idx");
+    q.bind(1, run);
+    while (q.executeStep()) {
+      StoredPoint p;
+      p.index = q.getColumn(1).getInt64();
+      p.key = {q.getColumn(2).getString(), q.getColumn(3).getString(), q.getColumn(4).getString(),
+               q.getColumn(5).getString(), q.getColumn(6).getString(), q.getColumn(7).getString(),
+               q.getColumn(8).getInt(),    q.getColumn(9).getDouble(), q.getColumn(10).getInt()};
+      p.xpus = q.getColumn(11).getInt();
+      p.error = q.getColumn(12).getString();
+      by_id[q.getColumn(0).getInt64()] = out.points.size();
+      out.points.push_back(std::move(p));
+    }
+  }
+  {
+    SQLite::Statement q(*db_,
+                        "SELECT v.point_id, v.metric, v.value FROM point_values v "
+                        "JOIN points p ON p.id = v.point_id WHERE p.run_id = ?");
+    q.bind(1, run);
+    while (q.executeStep()) {
+      StoredPoint& p = out.points[by_id.at(q.getColumn(0).getInt64())];
+      const std::string name = q.getColumn(1).getString();
+      const auto it = order.find(name);
+      const std::string unit = it == order.end() ? std::string() : out.metrics[it->second].unit;
+      p.metrics.push_back({name, q.getColumn(2).getDouble(), unit});
+    }
+    for (auto& p : out.points)
+      std::sort(p.metrics.begin(), p.metrics.end(),
+                [&](const Metric& a, const Metric& b) { return order[a.name] < order[b.name]; });
+  }
+  if (what.percentiles) {
+    SQLite::Statement q(*db_,
+                        "SELECT l.point_id, l.metric, l.value_s FROM latency_percentiles l "
+                        "JOIN points p ON p.id = l.point_id WHERE p.run_id = ? "
+                        "ORDER BY l.point_id, l.metric, l.percentile");
+    q.bind(1, run);
+    while (q.executeStep())
+      out.points[by_id.at(q.getColumn(0).getInt64())]
+          .percentiles_s[q.getColumn(1).getString()]
+          .push_back(q.getColumn(2).getDouble());
+  }
+  if (what.timeseries) {
+    SQLite::Statement q(*db_,
+                        "SELECT t.point_id, t.output_tokens, t.prefill_tokens, t.completed, "
+                        "t.xpu_power_w FROM timeseries t JOIN points p ON p.id = t.point_id "
+                        "WHERE p.run_id = ? ORDER BY t.point_id, t.second");
+    q.bind(1, run);
+    while (q.executeStep())
+      out.points[by_id.at(q.getColumn(0).getInt64())].timeseries.push_back(
+          {q.getColumn(1).getDouble(), q.getColumn(2).getDouble(), q.getColumn(3).getDouble(),
+           q.getColumn(4).getDouble()});
+  }
+  return out;
+}
+
+bool Store::remove(std::int64_t run) {
+  SQLite::Statement q(*db_, "DELETE FROM runs WHERE id = ?");
+  q.bind(1, run);
+  return q.exec() > 0;
+}
+
+}  // namespace racktwin::db

@@ -1,0 +1,132 @@
+#pragma once
+// The results database: every run of `racktwin run` kept in one SQLite file, through SQLiteCpp.
+//
+// Contract:
+// - open() refuses, without writing a byte, any existing file that is not a racktwin database: a
+//   file that is not SQLite, an SQLite database without racktwin's application_id, or one written
+//   by a newer schema. An empty (0-byte) file counts as new.
+// - The schema is versioned by PRAGMA user_version and migrated in one transaction on open; the
+//   journal is WAL and foreign keys are on, so deleting a run deletes everything it owns.
+// - begin_run() commits the run row (status "running") in its own transaction; add_points() writes
+//   points in transactions; finish_run() marks the run. A process killed in between leaves the
+//   database readable, earlier runs intact, and this run "running", which list() reports as
+//   "incomplete" once its process is gone.
+// - Reading is deterministic: points in their sweep order, metrics in the order they were written.
+// - Failures of SQLite throw SQLite::Exception (a std::exception) with SQLite's message.
+// Schema and columns: docs/results.md.
+
+#include <cstdint>
+#include <expected>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/metrics.hpp"
+#include "sim/serving.hpp"
+
+namespace SQLite {
+class Database;
+}
+
+namespace racktwin::db {
+
+inline constexpr int kSchemaVersion = 1;
+inline constexpr std::int32_t kApplicationId = 0x52545744;  // "RTWD"
+
+// An assumption a run rests on: a catalog value flagged `assumption: true`, with its reason.
+struct Assumption {
+  std::string entry_kind;  // system, chip, model, efficiency
+  std::string entry_id;
+  std::string field;
+  std::string value;
+  std::string reason;
+  auto operator<=>(const Assumption&) const = default;
+};
+
+struct RunInfo {
+  std::int64_t id = 0;
+  std::string status;  // running, finished, failed
+  std::string scenario_name, scenario_file, scenario_text, scenario_hash;
+  std::uint64_t seed = 0;
+  std::string version, commit;
+  std::string catalog_hash, calibration_hash;
+  std::string options;                  // JSON object of the run options that change results
+  std::string started_at, finished_at;  // UTC, ISO 8601; finished_at empty while running
+  std::optional<double> wall_s;
+  std::string error;  // why a failed run failed
+  std::int64_t pid = 0;
+  std::string host;
+  // Filled when read: points stored, of which failed (an error instead of metrics).
+  std::int64_t points = 0, failed_points = 0;
+  // status, except "incomplete" for a run still marked running whose process is gone.
+  std::string state() const;
+};
+
+struct SecondSample {
+  double output_tokens = 0, prefill_tokens = 0, completed = 0, xpu_power_w = 0;
+};
+
+struct StoredPoint {
+  std::int64_t index = 0;  // position in the run's sweep
+  PointKey key;
+  int xpus = 0;
+  std::string error;
+  std::vector<Metric> metrics;                               // empty when error is set
+  std::map<std::string, std::vector<double>> percentiles_s;  // ttft_s, tpot_s, e2e_s: 0..100
+  std::vector<SecondSample> timeseries;                      // loaded on request
+  std::optional<double> metric(std::string_view name) const { return find_metric(metrics, name); }
+};
+
+struct MetricInfo {
+  std::string name, unit;
+};
+
+struct StoredRun {
+  RunInfo info;
+  std::vector<Assumption> assumptions;
+  std::vector<MetricInfo> metrics;  // every metric name the run's points carry, in order
+  std::vector<StoredPoint> points;
+};
+
+struct LoadOptions {
+  bool percentiles = true;
+  bool timeseries = false;
+};
+
+class Store {
+ public:
+  enum class Mode { create, existing };
+  // Opens (Mode::create: creating if absent) the database at `path`; the error says what is wrong
+  // with the path and that it was left untouched.
+  static std::expected<Store, std::string> open(const std::string& path, Mode mode);
+
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+
+  const std::string& path() const { return path_; }
+
+  // Inserts the run (status running; started_at, pid and host filled here) and its assumptions;
+  // returns its id.
+  std::int64_t begin_run(RunInfo info, const std::vector<Assumption>& assumptions);
+  // Writes the points of a run (metrics, latency percentiles, one-second series), continuing the
+  // run's point indices.
+  void add_points(std::int64_t run, const std::vector<sim::PointResult>& points);
+  // Marks the run finished (or failed, with the reason), with its wall time.
+  void finish_run(std::int64_t run, double wall_s, const std::string& error = {});
+
+  std::vector<RunInfo> list() const;  // newest first
+  std::optional<RunInfo> info(std::int64_t run) const;
+  std::optional<StoredRun> load(std::int64_t run, const LoadOptions& what = {}) const;
+  std::optional<std::int64_t> latest() const;
+  bool remove(std::int64_t run);  // false when there is no such run
+
+ private:
+  explicit Store(std::string path);
+  std::string path_;
+  std::unique_ptr<SQLite::Database> db_;
+};
+
+}  // namespace racktwin::db
