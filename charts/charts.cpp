@@ -217,8 +217,11 @@ std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, P
     xmax = std::max(xmax, m.x);
     ymax = std::max(ymax, m.y);
   }
-  xmax *= 1.05;
-  ymax *= 1.05;
+  auto* x = value_axis("interactivity (tok/s/user = 1 / median TPOT)", 0, xmax * 1.05);
+  auto* y = value_axis(mw ? "total tok/s per all-in MW (millions)" : "total tok/s per XPU", 0,
+                       ymax * 1.05);
+  xmax = x->max();  // reference lines span the whole plot
+  ymax = y->max();
   bool published_legend = false;
   for (const auto& m : marks) {
     const QColor col = colour(system_index(run, m.system));
@@ -250,9 +253,6 @@ std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, P
       published_legend = true;
     }
   }
-  auto* x = value_axis("interactivity (tok/s/user = 1 / median TPOT)", 0, xmax);
-  auto* y =
-      value_axis(mw ? "total tok/s per all-in MW (millions)" : "total tok/s per XPU", 0, ymax);
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
   for (const auto& d : drawn) {

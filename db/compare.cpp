@@ -48,10 +48,10 @@ std::vector<std::string> line_diff(const std::string& a, const std::string& b, i
       all.push_back("  " + x[i]);
       ++i;
       ++j;
-    } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      all.push_back("+ " + y[j++]);
+    } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+      all.push_back("- " + x[i++]);  // removals before additions, as diff prints them
     } else {
-      all.push_back("- " + x[i++]);
+      all.push_back("+ " + y[j++]);
     }
   }
   // Keep changes and their context.

@@ -6,12 +6,32 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 namespace racktwin::test {
+
+// Runs write to the results database: unless a test names one, each test process gets its own in a
+// temporary directory (RACKTWIN_DB), removed when the process ends, never racktwin.db in the build
+// or source tree.
+struct TempResultsDb {
+  std::filesystem::path dir;
+  TempResultsDb() {
+    if (const char* set = std::getenv("RACKTWIN_DB"); set != nullptr && *set != '\0') return;
+    dir =
+        std::filesystem::temp_directory_path() / ("racktwin-e2e-db-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    ::setenv("RACKTWIN_DB", (dir / "racktwin.db").c_str(), 1);
+  }
+  ~TempResultsDb() {
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+  }
+};
+inline TempResultsDb temp_results_db;
 
 struct Result {
   int exit_code = -1;
