@@ -149,6 +149,22 @@ TEST(Normalise_EverySystem, Normalisations_AreMutuallyConsistent) {
   }
 }
 
+TEST(PowerShare_EverySystem, PartsAddUpToItAndAllInPower) {
+  const Activity a{0.7, 0.5};
+  for (const auto& [id, s] : shipped_catalog().systems) {
+    const PowerModel m = model(*s);
+    const Operating op = Operating::at(a);
+    const XpuPowerShare share = m.share_per_xpu(op);
+    EXPECT_NEAR(share.it().value(), m.it_per_xpu(op).value(), 1e-9) << id;
+    EXPECT_NEAR(share.all_in().value(), m.it_per_xpu(op).value() * m.facility().pue, 1e-9) << id;
+    EXPECT_NEAR(share.xpu.value(), m.xpu().at(a).value(), 1e-9) << id;
+    for (Watts w : {share.tray_overhead, share.switches, share.hosts, share.conversion_loss,
+                    share.facility_overhead})
+      EXPECT_GE(w.value(), 0.0) << id;
+    EXPECT_GT(share.conversion_loss.value(), 0.0) << id;
+  }
+}
+
 TEST(Facility_FromScenario, TakesThePueAndKeepsTheConversionDefaults) {
   FacilitySpec spec;
   spec.pue = 1.25;

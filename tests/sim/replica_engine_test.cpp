@@ -107,6 +107,39 @@ TEST(ReplicaEngine_Fusion, FusedAndUnfused_GiveIdenticalTimes) {
   EXPECT_LT(a.stats.plans * 10, b.stats.plans);
 }
 
+TEST(ReplicaEngine_Breakdown, PartsAddUpToTheBusyTime) {
+  const auto m = model("gpt-oss-120b", "gb200-nvl72", "tp4-ep4");
+  const auto reqs = inferencex_requests(wl(2048, 256), 8, 3);
+  const Driven d = drive(m, 1e6, EngineParams{}, reqs, 8);
+  double busy = 0;
+  for (const auto& b : d.stats.seconds) busy += b.compute_s + b.memory_s;  // activity-weighted
+  double parts = 0;
+  for (double x : d.stats.breakdown_s) {
+    EXPECT_GE(x, 0.0);
+    parts += x;
+  }
+  // One replica runs back to back from 0: its busy time is the last finish.
+  double last = 0;
+  for (const auto& r : d.requests) last = std::max(last, r.finish);
+  EXPECT_NEAR(parts, last, 1e-9 * last);
+  EXPECT_GT(d.stats.breakdown_s[1], 0.0);  // decode is memory-bound
+  EXPECT_GT(busy, 0.0);
+}
+
+TEST(Sim_Stats, Percentiles_MatchTheQuantilesAndRunFromMinToMax) {
+  std::vector<double> v;
+  for (int i = 0; i < 37; ++i) v.push_back(static_cast<double>((i * 7919) % 37));
+  const Stats s = Stats::of(v);
+  ASSERT_EQ(s.percentiles.size(), 101u);
+  EXPECT_EQ(s.percentiles[0], s.min);
+  EXPECT_EQ(s.percentiles[100], s.max);
+  EXPECT_EQ(s.percentiles[50], s.median);
+  EXPECT_EQ(s.percentiles[90], s.p90);
+  EXPECT_EQ(s.percentiles[99], s.p99);
+  EXPECT_TRUE(std::is_sorted(s.percentiles.begin(), s.percentiles.end()));
+  EXPECT_TRUE(Stats::of({}).percentiles.empty());
+}
+
 TEST(ReplicaEngine_Kv, SmallCache_PreemptsButNeverOverflows) {
   const auto m = model("llama-3.3-70b", "h200-hgx", "tp8");
   const auto reqs = inferencex_requests(wl(1024, 1024), 24, 3);
