@@ -70,17 +70,6 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
     print_diagnostics(sc.error(), a.path);
     return kExitInput;
   }
-  for (const auto& w : sc->workloads) {
-    if (w.inferencex.mtp) {
-      fmt::print(stderr,
-                 "racktwin run: workload '{}' asks for MTP / speculative decoding, which the "
-                 "serving simulation "
-                 "does not model yet (the step model does: 'racktwin perf --draft N --acceptance "
-                 "A'); set mtp: false\n",
-                 w.id);
-      return kExitInput;
-    }
-  }
   const std::uint64_t seed = a.seed.value_or(sc->seed);
   std::vector<sim::PointSpec> specs;
   for (const auto& sid : sc->systems) {

@@ -4,6 +4,15 @@
 
 namespace racktwin {
 
+double default_mtp_acceptance(int draft_tokens) {
+  double sum = 1.0, term = 1.0;
+  for (int i = 0; i < draft_tokens; ++i) {
+    term *= kMtpTokenAcceptance;
+    sum += term;
+  }
+  return sum;
+}
+
 std::expected<Layout, std::string> parse_layout(std::string_view label) {
   Layout l;
   const std::string expected =

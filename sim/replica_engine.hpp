@@ -16,6 +16,7 @@
 //   which returns to the front of the queue to be recomputed. A
 //   step that preempted admits no new prompt, so the engine does not thrash.
 
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -58,6 +59,10 @@ struct EngineParams {
   // sequence plus its own: prompt + reserve_output_ratio x remaining output tokens. 1 never
   // preempts (guaranteed-no-evict); lower values admit more and preempt when the cache fills.
   double reserve_output_ratio = 1.0;
+  // Speculative decoding: mean tokens a decode step emits per sequence (1 = none). The engine
+  // advances every decoding sequence by the same whole number of tokens per step: the running sum
+  // of `tokens_per_step` rounded down, so a mean of 1.7 emits 1, 2, 2, 1, 2, ... tokens.
+  double tokens_per_step = 1.0;
   bool prefix_cache = true;  // keep finished prompts' blocks in HBM for reuse (LRU)
   int block_tokens = 512;    // tokens per cache block
 };
@@ -105,6 +110,11 @@ class ReplicaEngine {
     int tokens;
   };
   void add_iteration(double& clock, const perf::IterationShape& s);
+  // Tokens every decoding sequence has gained `steps` decode steps from now (speculation credit).
+  int gained(std::size_t steps) const {
+    return static_cast<int>(
+        std::floor(credit_ + static_cast<double>(steps) * params_.tokens_per_step + 1e-9));
+  }
   void preempt_newest();
   void release(Request* r);  // frees its private KV and unpins its cached blocks
   double block() const { return static_cast<double>(params_.block_tokens); }
@@ -122,6 +132,7 @@ class ReplicaEngine {
   double kv_used_ = 0;
   double context_sum_ = 0;  // sum of the running sequences' KV tokens
   double reserved_ = 0;     // sum of the admitted sequences' reservations
+  double credit_ = 0;       // fractional tokens carried over between speculative decode steps
   PrefixCache cache_;
   EngineStats stats_;
   // The last plan.

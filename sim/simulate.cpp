@@ -254,15 +254,29 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       for (const auto& q : *s.trace.requests)
         min_tokens = std::max<double>(min_tokens, q.input_length + q.output_length);
     }
-    const perf::MemoryPlan plan = perf::plan_memory(*s.model, *s.system, catalog, s.layout,
-                                                    s.precision, s.memory, min_tokens);
+    // Speculative decoding (MTP): drafted tokens per step and the mean tokens a step emits.
+    perf::Speculation spec;
+    if (s.workload.mtp) {
+      if (!s.system->serving.mtp) {
+        results[i].error = s.system->id + "'s serving stack (" + s.system->serving.engine +
+                           ") has no speculative decoding; set mtp: false";
+        points.push_back(nullptr);
+        continue;
+      }
+      spec.draft_tokens = s.workload.mtp_draft_tokens;
+      spec.acceptance =
+          s.workload.mtp_acceptance.value_or(default_mtp_acceptance(spec.draft_tokens));
+    }
+    const perf::MemoryPlan plan =
+        perf::plan_memory(*s.model, *s.system, catalog, s.layout, s.precision, s.memory, min_tokens,
+                          spec.draft_tokens);
     if (!plan.fits) {
       results[i].error = plan.reason;
       points.push_back(nullptr);
       continue;
     }
     auto sm = perf::StepModel::create(*s.model, *s.system, catalog, s.layout, s.precision,
-                                      s.efficiency, {}, s.memory);
+                                      s.efficiency, spec, s.memory);
     if (!sm) {
       results[i].error = sm.error();
       points.push_back(nullptr);
@@ -293,6 +307,7 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     EngineParams ep = s.engine;
     ep.fuse = options.fuse;
     ep.max_batched_tokens = s.memory.max_batched_tokens;  // the planner sized the workspace for it
+    ep.tokens_per_step = spec.acceptance;
     for (int k = 0; k < s.replicas; ++k)
       p->engines.push_back(std::make_unique<ReplicaEngine>(*p->model, plan.kv_tokens, ep));
     results[i].kv_capacity_tokens = plan.kv_tokens;

@@ -129,15 +129,38 @@ TEST(Run_Errors, BadScenario_ExitsTwo) {
 
 namespace {
 
-TEST(Run_Errors, MtpWorkload_IsRefusedPlainly) {
-  const auto path = std::filesystem::temp_directory_path() / "racktwin-mtp.yaml";
-  std::ofstream(path)
-      << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
-         "workloads: [{isl: 1024, osl: 128, mtp: true, mtp_acceptance: 1.7}]\nconcurrency: [1]\n";
+// MTP in the serving simulation: with acceptance 1.7 the single-client TBT of deepseek-r1 falls,
+// but by less than 1.7x (a step verifies two tokens and runs the draft module); a stack without
+// speculative decoding gets a plain error for its points.
+TEST(Run_Speculation, MtpLowersTbtByLessThanTheAcceptance) {
+  auto tbt = [](const std::string& mtp) {
+    const auto path = std::filesystem::temp_directory_path() / "racktwin-mtp.yaml";
+    std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                           "layouts: {named: [tp8-ep8-dpa]}\nworkloads: [{isl: 1024, osl: 256"
+                        << mtp << "}]\nconcurrency: [1]\n";
+    auto r = run("run " + path.string() + " --json");
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["points"][0]["error"], "");
+    return j["points"][0]["tpot_s"]["median"].get<double>();
+  };
+  const double plain = tbt("");
+  const double spec = tbt(", mtp: true, mtp_acceptance: 1.7");
+  EXPECT_LT(spec, plain / 1.2);
+  EXPECT_GT(spec, plain / 1.7);
+}
+
+TEST(Run_Errors, MtpAcceptanceAboveDraftPlusOne_IsAnInputError) {
+  const auto path = std::filesystem::temp_directory_path() / "racktwin-mtp-bad.yaml";
+  std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                         "workloads: [{isl: 1024, osl: 128, mtp: true, mtp_acceptance: 2.5}]\n"
+                         "concurrency: [1]\n";
   auto r = run("run " + path.string());
   std::filesystem::remove(path);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("does not model yet"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exceeds mtp_draft_tokens + 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(":4:"), std::string::npos) << r.err;
 }
 
 TEST(Run_Options, TimeseriesNeedsJson) {

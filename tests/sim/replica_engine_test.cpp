@@ -107,6 +107,42 @@ TEST(ReplicaEngine_Fusion, FusedAndUnfused_GiveIdenticalTimes) {
   EXPECT_LT(a.stats.plans * 10, b.stats.plans);
 }
 
+// Speculative decoding: a step emits 1.7 tokens per sequence on average, as 1, 2, 2, 1, 2, ...
+// Every request still ends with exactly its output length, fused and unfused runs agree, and a
+// request needs about 1/1.7 of the decode steps.
+TEST(ReplicaEngine_Speculation, EmitsTheAcceptanceLength_FusedEqualsUnfused) {
+  const Catalog& c = shipped_catalog();
+  const Model& md = *c.find_model("deepseek-r1");
+  const System& sys = *c.find_system("gb300-nvl72");
+  const auto m = *perf::StepModel::create(md, sys, c, *parse_layout("tp8-ep8-dpa"),
+                                          perf::best_precision(md, sys, c),
+                                          c.efficiency_prior_for("gb300-nvl72")->values, {1, 1.7});
+  auto reqs = inferencex_requests(wl(1024, 1000), 1, 5);
+  reqs.resize(1);
+  reqs[0].osl = 1000;
+  EngineParams fused, plain;
+  fused.tokens_per_step = plain.tokens_per_step = 1.7;
+  plain.fuse = false;
+  const Driven a = drive(m, 1e6, fused, reqs, 1);
+  const Driven b = drive(m, 1e6, plain, reqs, 1);
+  EXPECT_EQ(a.requests[0].generated, 1000);
+  EXPECT_EQ(a.requests[0].finish, b.requests[0].finish);
+  EXPECT_EQ(a.stats.iterations, b.stats.iterations);
+  // One prefill step emits the first token; 999 more take ceil(999 / 1.7) = 588 decode steps.
+  EXPECT_EQ(a.stats.iterations, 1 + 588);
+  double binned = 0;
+  for (const auto& s : a.stats.seconds) binned += s.output_tokens;
+  EXPECT_DOUBLE_EQ(binned, 1000);
+  // 32 clients: every sequence still ends at its own output length.
+  const auto many = inferencex_requests(wl(2048, 512), 32, 9);
+  const Driven f = drive(m, 1e6, fused, many, 32);
+  const Driven u = drive(m, 1e6, plain, many, 32);
+  for (std::size_t i = 0; i < many.size(); ++i) {
+    EXPECT_EQ(f.requests[i].generated, many[i].osl);
+    EXPECT_EQ(f.requests[i].finish, u.requests[i].finish) << i;
+  }
+}
+
 TEST(ReplicaEngine_Kv, SmallCache_PreemptsButNeverOverflows) {
   const auto m = model("llama-3.3-70b", "h200-hgx", "tp8");
   const auto reqs = inferencex_requests(wl(1024, 1024), 24, 3);
