@@ -124,6 +124,22 @@ struct LayoutSelection {
   bool all_valid() const { return replica_xpus.empty() && named.empty(); }
 };
 
+// How a point serves: aggregated (every replica prefills and decodes) or disaggregated, with a
+// pool of prefill replicas handing each prompt's KV to a pool of decode replicas.
+struct ServingMode {
+  int prefill = 0;  // replicas of the prefill pool; 0 = aggregated
+  int decode = 0;   // replicas of the decode pool (disaggregated)
+  bool disaggregated() const { return prefill > 0; }
+  // "aggregated", or "1p3d" for one prefill and three decode replicas.
+  std::string label() const {
+    return disaggregated() ? std::to_string(prefill) + "p" + std::to_string(decode) + "d"
+                           : "aggregated";
+  }
+};
+
+// Parses "aggregated" or "<P>p<D>d" (P, D >= 1).
+std::expected<ServingMode, std::string> parse_serving_mode(std::string_view label);
+
 struct OutputSpec {
   std::optional<std::string> db;     // SQLite results database
   std::optional<std::string> json;   // machine-readable results file
@@ -150,7 +166,8 @@ struct Scenario {
   std::vector<Workload> workloads;
   LayoutSelection layouts;
   std::vector<int> concurrency;
-  int replicas = 1;  // model replicas per point, behind one router
+  int replicas = 1;  // model replicas per point, behind one router (aggregated serving)
+  std::vector<ServingMode> serving{ServingMode{}};  // each point runs in every mode listed
   RouterPolicy router = RouterPolicy::least_outstanding;
   FacilitySpec facility;
   OutputSpec output;

@@ -513,6 +513,31 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
       });
   if (closed_loop || top.has("concurrency")) read_concurrency(ctx, top, sc.concurrency);
   if (auto v = top.integer("replicas", false, 1, 1 << 20)) sc.replicas = static_cast<int>(*v);
+  if (top.has("serving")) {
+    // A list of serving modes (a single one is accepted as a one-element list).
+    YAML::Node n = top.get("serving");
+    const std::string path = top.child("serving");
+    std::vector<ServingMode> modes;
+    auto one = [&](const YAML::Node& item, const std::string& where) {
+      auto text = yaml::read_string(ctx, item, where);
+      if (!text) return;
+      auto m = parse_serving_mode(*text);
+      if (!m) {
+        ctx.error(item, where, m.error(), "list serving modes such as [aggregated, 1p3d]");
+        return;
+      }
+      modes.push_back(*m);
+    };
+    if (n.IsSequence() && n.size() > 0) {
+      for (std::size_t i = 0; i < n.size(); ++i) one(n[i], yaml::index_path(path, i));
+    } else if (n.IsScalar()) {
+      one(n, path);
+    } else {
+      ctx.error(n, path, "expected a serving mode or a non-empty list of them",
+                "e.g. serving: [aggregated, 1p3d]");
+    }
+    if (!modes.empty()) sc.serving = modes;
+  }
   if (top.has("router")) {
     auto r = top.choice("router", false, {"least_outstanding", "round_robin", "session_affinity"});
     if (r)

@@ -23,6 +23,16 @@ void ReplicaEngine::admit(Request* r) {
   waiting_.push_back(r);
 }
 
+void ReplicaEngine::admit_prefilled(Request* r) {
+  r->target = r->isl + r->generated;
+  r->prefilled = r->target;
+  r->kv_tokens = 0;
+  r->context = 0;
+  r->cached_blocks = 0;
+  r->kv_arrived = true;
+  waiting_.push_back(r);
+}
+
 void ReplicaEngine::make_room(double tokens) {
   const double over = kv_used_ + tokens - kv_capacity_;
   if (over <= 0) return;
@@ -89,6 +99,28 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
     preempt_newest();
     preempted = true;
   }
+  // Requests whose KV arrived from a prefill replica join the decode batch, FIFO, while their
+  // reservations and their KV (plus one step of every decoding sequence) fit.
+  while (!preempted && !waiting_.empty() && waiting_.front()->kv_arrived &&
+         static_cast<int>(running_.size()) < params_.max_seqs) {
+    Request* r = waiting_.front();
+    const double need = r->target + params_.reserve_output_ratio * (r->osl - r->generated);
+    const double step = static_cast<double>(running_.size() + 1) * gained(1);
+    if (reserved_ + need + pinned_kv() > kv_capacity_ ||
+        kv_used_ - evictable_kv() + r->target + step > kv_capacity_)
+      break;
+    waiting_.pop_front();
+    r->kv_arrived = false;
+    r->reserved = need;
+    reserved_ += need;
+    make_room(r->target);
+    r->kv_tokens = r->target;
+    r->context = r->target;
+    kv_used_ += r->target;
+    context_sum_ += r->target;
+    stats_.max_kv_used = std::max(stats_.max_kv_used, kv_used_);
+    running_.push_back(r);
+  }
   const double n = static_cast<double>(running_.size());
   make_room(n * gained(1));
 
@@ -98,15 +130,16 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   double planned = n * gained(1);  // KV tokens this iteration adds
   double reserved = reserved_;
   for (Request* r : waiting_) {
-    if (budget <= 0 || seqs >= params_.max_seqs) break;
+    if (budget <= 0 || seqs >= params_.max_seqs || r->kv_arrived) break;
     if (r->reserved == 0) {  // a new admission: reuse the cached prefix, reserve the rest
       int matched = 0;
       if (params_.prefix_cache && !r->blocks.empty()) {
         // At least one prompt token is computed, to sample the next token.
         matched = std::min(cache_.match(r->blocks), (r->target - 1) / params_.block_tokens);
       }
-      const double need =
-          r->target - matched * block() + params_.reserve_output_ratio * (r->osl - r->generated);
+      // A prefill replica keeps no output: it reserves the prompt alone.
+      const double out = params_.prefill_only ? 1.0 : r->osl - r->generated;
+      const double need = r->target - matched * block() + params_.reserve_output_ratio * out;
       if (preempted || reserved + need + pinned_kv() > kv_capacity_) break;
       reserved += need;
       r->reserved = need;
@@ -131,6 +164,11 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
     seqs += 1;
     if (chunk < remaining) break;  // one partly prefilled prompt at a time
   }
+  if (chunks_.empty() && running_.empty() && waiting_.front()->kv_arrived)
+    throw std::runtime_error("decode replica cannot make progress: a transferred request's " +
+                             std::to_string(waiting_.front()->target) +
+                             " KV tokens do not fit the KV cache of " +
+                             std::to_string(static_cast<long long>(kv_capacity_)) + " tokens");
   if (chunks_.empty() && running_.empty())
     throw std::runtime_error("replica cannot make progress: the first queued request (" +
                              std::to_string(waiting_.front()->target) +
@@ -240,14 +278,18 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
         const int inserted = cache_.insert_pinned(r->blocks, r->cached_blocks, full);
         const double moved = (full - r->cached_blocks) * block();
         r->kv_tokens -= static_cast<int>(moved);
-        kv_used_ += inserted * block() - moved;  // blocks another request cached meanwhile are shared
+        kv_used_ +=
+            inserted * block() - moved;  // blocks another request cached meanwhile are shared
         r->cached_blocks = full;
       }
     }
     r->generated += 1;
     if (r->first_token < 0) r->first_token = end;
-    if (r->generated >= r->osl) {
+    if (r->generated >= r->osl || params_.prefill_only) {
+      context_sum_ += r->context;  // done() takes it off, as for a decoding sequence
       done(r);
+      // Prefill pool: on to a decode replica (its KV leaves with it), not finished yet.
+      if (r->generated < r->osl) r->finish = -1;
     } else {
       context_sum_ += r->context;
       running_.push_back(r);

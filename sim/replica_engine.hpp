@@ -33,6 +33,7 @@ struct Request {
   int client = 0;
   bool warmup = false;  // excluded from the metrics
   double arrival = -1;
+  double ready = -1;  // when it reached its current replica (arrival, or the end of a KV transfer)
   double first_token = -1;
   double finish = -1;
   int replica = -1;
@@ -46,8 +47,9 @@ struct Request {
   // Prefix caching: ids of the prompt's consecutive blocks (each id names the block and all before
   // it); empty when the prompt shares nothing (random InferenceX prompts).
   std::vector<std::uint64_t> blocks;
-  int cached_blocks = 0;  // leading blocks it holds (pinned) in the replica's prefix cache
-  double reserved = 0;    // KV tokens reserved for it at admission (prompt + expected output)
+  int cached_blocks = 0;    // leading blocks it holds (pinned) in the replica's prefix cache
+  double reserved = 0;      // KV tokens reserved for it at admission (prompt + expected output)
+  bool kv_arrived = false;  // disaggregated serving: its prompt's KV came from a prefill replica
 };
 
 struct EngineParams {
@@ -64,7 +66,10 @@ struct EngineParams {
   // of `tokens_per_step` rounded down, so a mean of 1.7 emits 1, 2, 2, 1, 2, ... tokens.
   double tokens_per_step = 1.0;
   bool prefix_cache = true;  // keep finished prompts' blocks in HBM for reuse (LRU)
-  int block_tokens = 512;    // tokens per cache block
+  // Disaggregated serving, prefill pool: a request leaves once its prompt is prefilled and its
+  // first token sampled (it appears in `finished` with no finish time), for a decode replica.
+  bool prefill_only = false;
+  int block_tokens = 512;  // tokens per cache block
 };
 
 // One second of simulated time (the iterations that end in it).
@@ -91,6 +96,9 @@ class ReplicaEngine {
   ReplicaEngine(const perf::StepModel& model, double kv_capacity_tokens, EngineParams params);
 
   void admit(Request* r);
+  // Disaggregated serving, decode pool: a request whose prompt KV (isl + generated tokens) arrived
+  // from a prefill replica. It joins the decode batch once the cache can hold it, with no prefill.
+  void admit_prefilled(Request* r);
   bool busy() const { return !running_.empty() || !waiting_.empty(); }
   std::size_t outstanding() const { return running_.size() + waiting_.size(); }
 

@@ -143,6 +143,51 @@ TEST(ReplicaEngine_Speculation, EmitsTheAcceptanceLength_FusedEqualsUnfused) {
   }
 }
 
+// Disaggregated serving: a prefill replica hands each request on after its first token, with no
+// finish time and its KV freed; a decode replica takes handed-on requests without prefilling them,
+// only as many as its cache holds, and finishes each at its output length.
+TEST(ReplicaEngine_Disaggregated, PrefillHandsOn_DecodeAdmitsWithinTheCache) {
+  const auto m = model("llama-3.3-70b", "h200-hgx", "tp8");
+  auto reqs = inferencex_requests(wl(1024, 256), 8, 3);
+  reqs.resize(8);
+  EngineParams pp;
+  pp.prefill_only = true;
+  ReplicaEngine prefill(m, 1e6, pp);
+  for (auto& r : reqs) prefill.admit(&r);
+  std::vector<Request*> handed;
+  double now = 0;
+  while (prefill.busy()) {
+    const auto b = prefill.plan(now);
+    prefill.apply(b.size(), handed);
+    now = b.back();
+  }
+  ASSERT_EQ(handed.size(), 8u);
+  EXPECT_EQ(prefill.kv_used(), 0.0);
+  for (const Request* r : handed) {
+    EXPECT_EQ(r->finish, -1.0);
+    EXPECT_EQ(r->generated, 1);
+    EXPECT_GT(r->first_token, 0.0);
+  }
+  // The decode replica's cache holds about three requests with their reserved output.
+  const double capacity = 3.5 * (1024 + 256);
+  ReplicaEngine decode(m, capacity, EngineParams{});
+  for (Request* r : handed) decode.admit_prefilled(r);
+  std::vector<Request*> done;
+  std::int64_t iterations = 0;
+  while (decode.busy()) {
+    const auto b = decode.plan(now);
+    decode.apply(b.size(), done);
+    now = b.back();
+    EXPECT_LE(decode.kv_used(), capacity);
+    iterations += static_cast<std::int64_t>(b.size());
+  }
+  ASSERT_EQ(done.size(), 8u);
+  for (const Request* r : done) EXPECT_EQ(r->generated, r->osl);
+  EXPECT_EQ(decode.stats().prompt_tokens, 0.0);  // nothing was prefilled again
+  EXPECT_EQ(decode.stats().iterations, iterations);
+  EXPECT_LE(decode.stats().max_kv_used, capacity);
+}
+
 TEST(ReplicaEngine_Kv, SmallCache_PreemptsButNeverOverflows) {
   const auto m = model("llama-3.3-70b", "h200-hgx", "tp8");
   const auto reqs = inferencex_requests(wl(1024, 1024), 24, 3);
