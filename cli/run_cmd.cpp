@@ -72,17 +72,6 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
     print_diagnostics(sc.error(), a.path);
     return kExitInput;
   }
-  for (const auto& w : sc->workloads) {
-    if (w.inferencex.mtp) {
-      fmt::print(stderr,
-                 "racktwin run: workload '{}' asks for MTP / speculative decoding, which the "
-                 "serving simulation "
-                 "does not model yet (the step model does: 'racktwin perf --draft N --acceptance "
-                 "A'); set mtp: false\n",
-                 w.id);
-      return kExitInput;
-    }
-  }
   const std::uint64_t seed = a.seed.value_or(sc->seed);
   std::vector<sim::PointSpec> specs;
   for (const auto& sid : sc->systems) {
@@ -116,31 +105,36 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
           for (int c : sc->concurrency) loads.emplace_back(c, 0.0);
         }
         for (const Layout& l : sweep_layouts(cat, *sc, s, m, precision, min_tokens)) {
-          for (const auto& [c, rate] : loads) {
-            sim::PointSpec p;
-            p.system = &s;
-            p.model = &m;
-            p.layout = l;
-            p.precision = precision;
-            p.workload = w.inferencex;
-            p.workload_id = w.id;
-            p.kind = w.kind;
-            p.trace = w.trace;
-            if (w.kind == WorkloadKind::trace) p.engine.block_tokens = w.trace.block_tokens;
-            if (w.kind == WorkloadKind::agentic) p.engine.block_tokens = w.agentic.block_tokens;
-            p.agentic = w.agentic;
-            p.concurrency = c;
-            p.rate = rate;
-            p.replicas = sc->replicas;
-            p.router = sc->router;
-            const std::string load = w.kind == WorkloadKind::poisson
-                                         ? fmt::format("rate{:.17g}", rate)
-                                         : std::to_string(c);
-            p.seed =
-                sim::stream_seed(seed, sid + "/" + mid + "/" + w.id + "/" + l.label() + "/" + load);
-            p.efficiency = prior->values;
-            p.facility = sc->facility;
-            specs.push_back(p);
+          for (const ServingMode& mode : sc->serving) {
+            for (const auto& [c, rate] : loads) {
+              sim::PointSpec p;
+              p.system = &s;
+              p.model = &m;
+              p.layout = l;
+              p.precision = precision;
+              p.workload = w.inferencex;
+              p.workload_id = w.id;
+              p.kind = w.kind;
+              p.trace = w.trace;
+              if (w.kind == WorkloadKind::trace) p.engine.block_tokens = w.trace.block_tokens;
+              if (w.kind == WorkloadKind::agentic) p.engine.block_tokens = w.agentic.block_tokens;
+              p.agentic = w.agentic;
+              p.concurrency = c;
+              p.rate = rate;
+              p.replicas = mode.disaggregated() ? mode.decode : sc->replicas;
+              p.prefill_replicas = mode.prefill;
+              p.router = sc->router;
+              const std::string load = w.kind == WorkloadKind::poisson
+                                           ? fmt::format("rate{:.17g}", rate)
+                                           : std::to_string(c);
+              // Aggregated points keep the stream names they had before serving modes existed.
+              const std::string served = mode.disaggregated() ? "/" + mode.label() : "";
+              p.seed = sim::stream_seed(
+                  seed, sid + "/" + mid + "/" + w.id + "/" + l.label() + served + "/" + load);
+              p.efficiency = prior->values;
+              p.facility = sc->facility;
+              specs.push_back(p);
+            }
           }
         }
       }
@@ -182,6 +176,8 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
     if (r.total_tps_per_xpu > row.peak_tps) {
       row.peak_tps = r.total_tps_per_xpu;
       row.best_layout = r.spec.layout.label();
+      if (r.spec.prefill_replicas > 0)
+        row.best_layout += " " + ServingMode{r.spec.prefill_replicas, r.spec.replicas}.label();
     }
     row.peak_rated_kw = std::max(row.peak_rated_kw, r.tps_per_rated_kw);
     row.peak_allin_mw = std::max(row.peak_allin_mw, r.tps_per_allin_mw);
@@ -207,7 +203,10 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                                                                          : "closed_loop"},
                      {"concurrency", r.spec.concurrency},
                      {"rate_req_s", r.spec.rate},
+                     {"serving", ServingMode{r.spec.prefill_replicas, r.spec.replicas}.label()},
                      {"replicas", r.spec.replicas},
+                     {"prefill_replicas", r.spec.prefill_replicas},
+                     {"domains", r.domains},
                      {"xpus", r.xpus},
                      {"error", r.error},
                      {"requests", r.requests},
@@ -234,6 +233,8 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                      {"interactivity_tok_s_user", r.interactivity},
                      {"e2e_normalised_interactivity", r.e2e_norm_interactivity},
                      {"prefix_hit_rate", r.prefix_hit_rate},
+                     {"kv_transfer_bytes", r.kv_transfer_bytes},
+                     {"kv_transfer_s", r.kv_transfer_s},
                      {"mean_concurrency", r.mean_concurrency},
                      {"duration_s", r.duration_s},
                      {"kv_capacity_tokens", r.kv_capacity_tokens},

@@ -4,6 +4,35 @@
 
 namespace racktwin {
 
+double default_mtp_acceptance(int draft_tokens) {
+  double sum = 1.0, term = 1.0;
+  for (int i = 0; i < draft_tokens; ++i) {
+    term *= kMtpTokenAcceptance;
+    sum += term;
+  }
+  return sum;
+}
+
+std::expected<ServingMode, std::string> parse_serving_mode(std::string_view label) {
+  if (label == "aggregated") return ServingMode{};
+  ServingMode m;
+  const char* p = label.data();
+  const char* end = p + label.size();
+  auto number = [&](int& out, char tag) {
+    const auto r = std::from_chars(p, end, out);
+    if (r.ec != std::errc{} || r.ptr == end || *r.ptr != tag || out < 1) return false;
+    p = r.ptr + 1;
+    return true;
+  };
+  if (!number(m.prefill, 'p') || !number(m.decode, 'd') || p != end || m.prefill > 4096 ||
+      m.decode > 4096)
+    return std::unexpected(
+        "expected 'aggregated' or '<P>p<D>d' (P prefill and D decode "
+        "replicas, 1 to 4096 each, e.g. 1p3d), found '" +
+        std::string(label) + "'");
+  return m;
+}
+
 std::expected<Layout, std::string> parse_layout(std::string_view label) {
   Layout l;
   const std::string expected =

@@ -18,12 +18,20 @@ namespace racktwin {
 // InferenceX fixed-length closed-loop workload: C clients, prompts_per_client x C prompts, the
 // first warmup_per_client x C requests excluded from the metrics; ISL and OSL each uniform in
 // [range_ratio x L, L]; generation ignores EOS; random prompts, so no prefix-cache hits.
+// Default acceptance of speculative decoding when a workload does not give one: each drafted token
+// is accepted with probability kMtpTokenAcceptance, given that the ones before it were, so a step
+// emits 1 + p + p^2 + ... + p^d tokens (d drafted). DeepSeek-V3's report measures 85-90% acceptance
+// of its MTP module's token; 0.85 takes the low end (docs/scenarios.md).
+inline constexpr double kMtpTokenAcceptance = 0.85;
+double default_mtp_acceptance(int draft_tokens);
+
 struct InferenceXWorkload {
   int isl = 0;
   int osl = 0;
   double range_ratio = 0.8;
   bool mtp = false;                      // multi-token prediction / speculative decoding
-  std::optional<double> mtp_acceptance;  // mean accepted tokens per step when mtp is on
+  std::optional<double> mtp_acceptance;  // mean tokens emitted per decode step when mtp is on
+  int mtp_draft_tokens = 1;              // tokens drafted per decode step when mtp is on
   std::optional<std::string> precision;  // weight variant; unset = the system's best
   int prompts_per_client = 10;
   int warmup_per_client = 2;
@@ -116,6 +124,22 @@ struct LayoutSelection {
   bool all_valid() const { return replica_xpus.empty() && named.empty(); }
 };
 
+// How a point serves: aggregated (every replica prefills and decodes) or disaggregated, with a
+// pool of prefill replicas handing each prompt's KV to a pool of decode replicas.
+struct ServingMode {
+  int prefill = 0;  // replicas of the prefill pool; 0 = aggregated
+  int decode = 0;   // replicas of the decode pool (disaggregated)
+  bool disaggregated() const { return prefill > 0; }
+  // "aggregated", or "1p3d" for one prefill and three decode replicas.
+  std::string label() const {
+    return disaggregated() ? std::to_string(prefill) + "p" + std::to_string(decode) + "d"
+                           : "aggregated";
+  }
+};
+
+// Parses "aggregated" or "<P>p<D>d" (P, D >= 1).
+std::expected<ServingMode, std::string> parse_serving_mode(std::string_view label);
+
 struct OutputSpec {
   std::optional<std::string> db;     // SQLite results database
   std::optional<std::string> json;   // machine-readable results file
@@ -142,7 +166,8 @@ struct Scenario {
   std::vector<Workload> workloads;
   LayoutSelection layouts;
   std::vector<int> concurrency;
-  int replicas = 1;  // model replicas per point, behind one router
+  int replicas = 1;  // model replicas per point, behind one router (aggregated serving)
+  std::vector<ServingMode> serving{ServingMode{}};  // each point runs in every mode listed
   RouterPolicy router = RouterPolicy::least_outstanding;
   FacilitySpec facility;
   OutputSpec output;

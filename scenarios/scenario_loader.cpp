@@ -64,6 +64,31 @@ std::vector<std::string> read_ids(Context& ctx, MapReader& m, std::string_view k
   return out;
 }
 
+// mtp, mtp_draft_tokens and mtp_acceptance of any workload kind; false on an error.
+bool read_speculation(Context& ctx, MapReader& m, InferenceXWorkload& x) {
+  bool ok = true;
+  if (auto v = m.boolean("mtp", false)) x.mtp = *v;
+  x.mtp_acceptance = m.number("mtp_acceptance", false, 1.0, 16.0);
+  if (auto v = m.integer("mtp_draft_tokens", false, 1, 15))
+    x.mtp_draft_tokens = static_cast<int>(*v);
+  for (const char* key : {"mtp_acceptance", "mtp_draft_tokens"}) {
+    if (m.has(key) && !x.mtp) {
+      ctx.error(m.get(key), m.child(key), std::string(key) + " is set but mtp is false",
+                std::string("set mtp: true or remove ") + key);
+      ok = false;
+    }
+  }
+  if (x.mtp_acceptance && *x.mtp_acceptance > x.mtp_draft_tokens + 1.0) {
+    ctx.error(
+        m.get("mtp_acceptance"), m.child("mtp_acceptance"),
+        "mtp_acceptance " + std::to_string(*x.mtp_acceptance) +
+            " exceeds mtp_draft_tokens + 1 (a step emits at most the drafted tokens plus one)",
+        "lower mtp_acceptance or raise mtp_draft_tokens");
+    ok = false;
+  }
+  return ok;
+}
+
 std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const std::string& path,
                                       const Catalog& catalog,
                                       const std::vector<std::string>& models) {
@@ -141,6 +166,7 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
     range("subagent_context", g.subagent_context_min, g.subagent_context_max, 1, kMaxTokens);
     count("block_tokens", g.block_tokens, 1, 1 << 20);
     if (auto p = m.string("precision", false)) w.inferencex.precision = *p;
+    if (!read_speculation(ctx, m, w.inferencex)) good = false;
     m.finish();
     if (good && g.warmup_sessions >= g.sessions_per_client) {
       ctx.error(m.get("warmup_sessions"), m.child("warmup_sessions"),
@@ -171,6 +197,7 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
     if (auto v = m.integer("warmup_requests", false, 0, 100000000))
       t.warmup_requests = static_cast<int>(*v);
     if (auto p = m.string("precision", false)) w.inferencex.precision = *p;
+    if (!read_speculation(ctx, m, w.inferencex)) return std::nullopt;
     m.finish();
     if (!file) return std::nullopt;
     // A relative path is relative to the scenario file's folder.
@@ -207,13 +234,7 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
               "range_ratio must be above 0 (lengths are drawn from [range_ratio x L, L])");
     ok = false;
   }
-  if (auto v = m.boolean("mtp", false)) x.mtp = *v;
-  x.mtp_acceptance = m.number("mtp_acceptance", false, 1.0, 16.0);
-  if (x.mtp_acceptance && !x.mtp) {
-    ctx.error(m.get("mtp_acceptance"), m.child("mtp_acceptance"),
-              "mtp_acceptance is set but mtp is false", "set mtp: true or remove mtp_acceptance");
-    ok = false;
-  }
+  if (!read_speculation(ctx, m, x)) ok = false;
   if (w.kind == WorkloadKind::poisson) {
     // Open loop: one or more rates, a request count and a warm-up.
     if (m.has("rate")) {
@@ -492,6 +513,31 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
       });
   if (closed_loop || top.has("concurrency")) read_concurrency(ctx, top, sc.concurrency);
   if (auto v = top.integer("replicas", false, 1, 1 << 20)) sc.replicas = static_cast<int>(*v);
+  if (top.has("serving")) {
+    // A list of serving modes (a single one is accepted as a one-element list).
+    YAML::Node n = top.get("serving");
+    const std::string path = top.child("serving");
+    std::vector<ServingMode> modes;
+    auto one = [&](const YAML::Node& item, const std::string& where) {
+      auto text = yaml::read_string(ctx, item, where);
+      if (!text) return;
+      auto m = parse_serving_mode(*text);
+      if (!m) {
+        ctx.error(item, where, m.error(), "list serving modes such as [aggregated, 1p3d]");
+        return;
+      }
+      modes.push_back(*m);
+    };
+    if (n.IsSequence() && n.size() > 0) {
+      for (std::size_t i = 0; i < n.size(); ++i) one(n[i], yaml::index_path(path, i));
+    } else if (n.IsScalar()) {
+      one(n, path);
+    } else {
+      ctx.error(n, path, "expected a serving mode or a non-empty list of them",
+                "e.g. serving: [aggregated, 1p3d]");
+    }
+    if (!modes.empty()) sc.serving = modes;
+  }
   if (top.has("router")) {
     auto r = top.choice("router", false, {"least_outstanding", "round_robin", "session_affinity"});
     if (r)

@@ -23,6 +23,16 @@ void ReplicaEngine::admit(Request* r) {
   waiting_.push_back(r);
 }
 
+void ReplicaEngine::admit_prefilled(Request* r) {
+  r->target = r->isl + r->generated;
+  r->prefilled = r->target;
+  r->kv_tokens = 0;
+  r->context = 0;
+  r->cached_blocks = 0;
+  r->kv_arrived = true;
+  waiting_.push_back(r);
+}
+
 void ReplicaEngine::make_room(double tokens) {
   const double over = kv_used_ + tokens - kv_capacity_;
   if (over <= 0) return;
@@ -87,28 +97,52 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   // newest sequence if even that is not enough.
   bool preempted = false;
   while (!running_.empty() &&
-         kv_used_ - evictable_kv() + static_cast<double>(running_.size()) > kv_capacity_) {
+         kv_used_ - evictable_kv() + static_cast<double>(running_.size()) * gained(1) >
+             kv_capacity_) {
     preempt_newest();
     preempted = true;
   }
+  // Requests whose KV arrived from a prefill replica join the decode batch, FIFO, while their
+  // reservations and their KV (plus one step of every decoding sequence) fit.
+  while (!preempted && !waiting_.empty() && waiting_.front()->kv_arrived &&
+         static_cast<int>(running_.size()) < params_.max_seqs) {
+    Request* r = waiting_.front();
+    const double need = r->target + params_.reserve_output_ratio * (r->osl - r->generated);
+    const double step = static_cast<double>(running_.size() + 1) * gained(1);
+    if (reserved_ + need + pinned_kv() > kv_capacity_ ||
+        kv_used_ - evictable_kv() + r->target + step > kv_capacity_)
+      break;
+    waiting_.pop_front();
+    r->kv_arrived = false;
+    r->reserved = need;
+    reserved_ += need;
+    make_room(r->target);
+    r->kv_tokens = r->target;
+    r->context = r->target;
+    kv_used_ += r->target;
+    context_sum_ += r->target;
+    stats_.max_kv_used = std::max(stats_.max_kv_used, kv_used_);
+    running_.push_back(r);
+  }
   const double n = static_cast<double>(running_.size());
-  make_room(n);
+  make_room(n * gained(1));
 
   // Prefill chunks from the queue, FIFO, within the token budget, the sequence limit and the cache.
   int budget = params_.max_batched_tokens - static_cast<int>(running_.size());
   int seqs = static_cast<int>(running_.size());
-  double planned = n;  // KV tokens this iteration adds
+  double planned = n * gained(1);  // KV tokens this iteration adds
   double reserved = reserved_;
   for (Request* r : waiting_) {
-    if (budget <= 0 || seqs >= params_.max_seqs) break;
+    if (budget <= 0 || seqs >= params_.max_seqs || r->kv_arrived) break;
     if (r->reserved == 0) {  // a new admission: reuse the cached prefix, reserve the rest
       int matched = 0;
       if (params_.prefix_cache && !r->blocks.empty()) {
         // At least one prompt token is computed, to sample the next token.
         matched = std::min(cache_.match(r->blocks), (r->target - 1) / params_.block_tokens);
       }
-      const double need =
-          r->target - matched * block() + params_.reserve_output_ratio * (r->osl - r->generated);
+      // A prefill replica keeps no output: it reserves the prompt alone.
+      const double out = params_.prefill_only ? 1.0 : r->osl - r->generated;
+      const double need = r->target - matched * block() + params_.reserve_output_ratio * out;
       if (preempted || reserved + need + pinned_kv() > kv_capacity_) break;
       reserved += need;
       r->reserved = need;
@@ -133,6 +167,11 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
     seqs += 1;
     if (chunk < remaining) break;  // one partly prefilled prompt at a time
   }
+  if (chunks_.empty() && running_.empty() && waiting_.front()->kv_arrived)
+    throw std::runtime_error("decode replica cannot make progress: a transferred request's " +
+                             std::to_string(waiting_.front()->target) +
+                             " KV tokens do not fit the KV cache of " +
+                             std::to_string(static_cast<long long>(kv_capacity_)) + " tokens");
   if (chunks_.empty() && running_.empty())
     throw std::runtime_error("replica cannot make progress: the first queued request (" +
                              std::to_string(waiting_.front()->target) +
@@ -148,17 +187,18 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
     add_iteration(clock, s);
     return boundaries_;
   }
-  // Pure decode: fuse up to the next sequence to finish or the cache to fill.
+  // Pure decode: fuse up to the step in which the next sequence finishes or the cache fills.
   std::size_t k = 1;
   if (params_.fuse) {
     int next_finish = running_.front()->osl - running_.front()->generated;
     for (const Request* r : running_) next_finish = std::min(next_finish, r->osl - r->generated);
     const double room = std::floor((kv_capacity_ - (kv_used_ - evictable_kv())) / n);
-    k = static_cast<std::size_t>(std::max(1.0, std::min<double>(next_finish, room)));
+    // Steps while every sequence still has tokens to go and the cache holds what they add.
+    while (gained(k) < next_finish && gained(k + 1) <= room) ++k;
   }
   for (std::size_t i = 0; i < k; ++i)
-    add_iteration(clock,
-                  perf::IterationShape::decode(n, context_sum_ + static_cast<double>(i) * n));
+    add_iteration(
+        clock, perf::IterationShape::decode(n, context_sum_ + static_cast<double>(gained(i)) * n));
   return boundaries_;
 }
 
@@ -174,11 +214,20 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
     completing += c.r->prefilled + c.tokens == c.r->target ? 1 : 0;
   }
   const double decoding = static_cast<double>(running_.size());
+  // Decode: every running sequence gains the tokens of j steps (one per step without speculation),
+  // up to its output length; only the plan's last step can reach a sequence's end.
+  const int steps = gained(j);
+  double added = 0;
+  for (const Request* r : running_) added += std::min(steps, r->osl - r->generated);
+  double binned = 0;
   for (std::size_t i = 0; i < j; ++i) {
+    const double decoded =
+        i + 1 < j ? decoding * static_cast<double>(gained(i + 1) - gained(i)) : added - binned;
+    binned += decoded;
     const auto second = static_cast<std::size_t>(std::max(0.0, std::floor(boundaries_[i])));
     if (stats_.seconds.size() <= second) stats_.seconds.resize(second + 1);
     SecondBin& bin = stats_.seconds[second];
-    bin.output_tokens += decoding + completing;
+    bin.output_tokens += decoded + completing;
     bin.prefill_tokens += prefill_tokens;
     bin.compute_s += durations_[i] * compute_activity_[i];
     bin.memory_s += durations_[i] * memory_activity_[i];
@@ -186,17 +235,17 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
       stats_.breakdown_s[k] += breakdown_[i][k];
   }
   stats_.iterations += static_cast<std::int64_t>(j);
-
-  // Decode: every running sequence gains j tokens.
-  const int steps = static_cast<int>(j);
-  make_room(static_cast<double>(steps) * decoding);
+  if (!running_.empty())
+    credit_ = credit_ + static_cast<double>(j) * params_.tokens_per_step - steps;
+  make_room(added);
   for (Request* r : running_) {
-    r->generated += steps;
-    r->kv_tokens += steps;
-    r->context += steps;
+    const int t = std::min(steps, r->osl - r->generated);
+    r->generated += t;
+    r->kv_tokens += t;
+    r->context += t;
   }
-  kv_used_ += static_cast<double>(steps) * decoding;
-  context_sum_ += static_cast<double>(steps) * decoding;
+  kv_used_ += added;
+  context_sum_ += added;
   stats_.max_kv_used = std::max(stats_.max_kv_used, kv_used_);
   auto done = [&](Request* r) {
     r->finish = end;
@@ -231,17 +280,21 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
       const int full =
           std::min(static_cast<int>(r->blocks.size()), r->target / params_.block_tokens);
       if (full > r->cached_blocks) {
-        const int added = cache_.insert_pinned(r->blocks, r->cached_blocks, full);
+        const int inserted = cache_.insert_pinned(r->blocks, r->cached_blocks, full);
         const double moved = (full - r->cached_blocks) * block();
         r->kv_tokens -= static_cast<int>(moved);
-        kv_used_ += added * block() - moved;  // blocks another request cached meanwhile are shared
+        kv_used_ +=
+            inserted * block() - moved;  // blocks another request cached meanwhile are shared
         r->cached_blocks = full;
       }
     }
     r->generated += 1;
     if (r->first_token < 0) r->first_token = end;
-    if (r->generated >= r->osl) {
+    if (r->generated >= r->osl || params_.prefill_only) {
+      context_sum_ += r->context;  // done() takes it off, as for a decoding sequence
       done(r);
+      // Prefill pool: on to a decode replica (its KV leaves with it), not finished yet.
+      if (r->generated < r->osl) r->finish = -1;
     } else {
       context_sum_ += r->context;
       running_.push_back(r);

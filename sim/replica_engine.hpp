@@ -17,6 +17,7 @@
 //   step that preempted admits no new prompt, so the engine does not thrash.
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -33,6 +34,7 @@ struct Request {
   int client = 0;
   bool warmup = false;  // excluded from the metrics
   double arrival = -1;
+  double ready = -1;  // when it reached its current replica (arrival, or the end of a KV transfer)
   double first_token = -1;
   double finish = -1;
   int replica = -1;
@@ -46,8 +48,9 @@ struct Request {
   // Prefix caching: ids of the prompt's consecutive blocks (each id names the block and all before
   // it); empty when the prompt shares nothing (random InferenceX prompts).
   std::vector<std::uint64_t> blocks;
-  int cached_blocks = 0;  // leading blocks it holds (pinned) in the replica's prefix cache
-  double reserved = 0;    // KV tokens reserved for it at admission (prompt + expected output)
+  int cached_blocks = 0;    // leading blocks it holds (pinned) in the replica's prefix cache
+  double reserved = 0;      // KV tokens reserved for it at admission (prompt + expected output)
+  bool kv_arrived = false;  // disaggregated serving: its prompt's KV came from a prefill replica
 };
 
 struct EngineParams {
@@ -59,8 +62,15 @@ struct EngineParams {
   // sequence plus its own: prompt + reserve_output_ratio x remaining output tokens. 1 never
   // preempts (guaranteed-no-evict); lower values admit more and preempt when the cache fills.
   double reserve_output_ratio = 1.0;
+  // Speculative decoding: mean tokens a decode step emits per sequence (1 = none). The engine
+  // advances every decoding sequence by the same whole number of tokens per step: the running sum
+  // of `tokens_per_step` rounded down, so a mean of 1.7 emits 1, 2, 2, 1, 2, ... tokens.
+  double tokens_per_step = 1.0;
   bool prefix_cache = true;  // keep finished prompts' blocks in HBM for reuse (LRU)
-  int block_tokens = 512;    // tokens per cache block
+  // Disaggregated serving, prefill pool: a request leaves once its prompt is prefilled and its
+  // first token sampled (it appears in `finished` with no finish time), for a decode replica.
+  bool prefill_only = false;
+  int block_tokens = 512;  // tokens per cache block
 };
 
 // One second of simulated time (the iterations that end in it).
@@ -90,6 +100,9 @@ class ReplicaEngine {
   ReplicaEngine(const perf::StepModel& model, double kv_capacity_tokens, EngineParams params);
 
   void admit(Request* r);
+  // Disaggregated serving, decode pool: a request whose prompt KV (isl + generated tokens) arrived
+  // from a prefill replica. It joins the decode batch once the cache can hold it, with no prefill.
+  void admit_prefilled(Request* r);
   bool busy() const { return !running_.empty() || !waiting_.empty(); }
   std::size_t outstanding() const { return running_.size() + waiting_.size(); }
 
@@ -109,6 +122,11 @@ class ReplicaEngine {
     int tokens;
   };
   void add_iteration(double& clock, const perf::IterationShape& s);
+  // Tokens every decoding sequence has gained `steps` decode steps from now (speculation credit).
+  int gained(std::size_t steps) const {
+    return static_cast<int>(
+        std::floor(credit_ + static_cast<double>(steps) * params_.tokens_per_step + 1e-9));
+  }
   void preempt_newest();
   void release(Request* r);  // frees its private KV and unpins its cached blocks
   double block() const { return static_cast<double>(params_.block_tokens); }
@@ -126,6 +144,7 @@ class ReplicaEngine {
   double kv_used_ = 0;
   double context_sum_ = 0;  // sum of the running sequences' KV tokens
   double reserved_ = 0;     // sum of the admitted sequences' reservations
+  double credit_ = 0;       // fractional tokens carried over between speculative decode steps
   PrefixCache cache_;
   EngineStats stats_;
   // The last plan.

@@ -41,7 +41,8 @@ struct PointSpec {
   int concurrency = 1;      // closed loop: clients
   double rate = 0;          // open loop: requests per second
   RouterPolicy router = RouterPolicy::least_outstanding;
-  int replicas = 1;
+  int replicas = 1;          // aggregated: replicas; disaggregated: replicas of the decode pool
+  int prefill_replicas = 0;  // disaggregated serving: replicas of the prefill pool; 0 = aggregated
   std::uint64_t seed = 1;
   perf::Efficiency efficiency;
   perf::MemoryParams memory;
@@ -60,7 +61,8 @@ struct Stats {
 
 struct PointResult {
   PointSpec spec;
-  int xpus = 0;                   // XPUs serving (replicas x layout)
+  int xpus = 0;                   // XPUs serving (replicas of both pools x layout)
+  int domains = 0;                // scale-up domains the replicas are placed on
   double kv_capacity_tokens = 0;  // per replica
   std::int64_t requests = 0;      // measured (warm-up excluded)
   std::int64_t completed = 0;     // all, warm-up included
@@ -70,8 +72,11 @@ struct PointResult {
   Stats ttft, tpot, e2e;              // seconds
   double interactivity = 0;           // tok/s/user = 1 / median TPOT
   double e2e_norm_interactivity = 0;  // 1 / P90(E2E / OSL)
-  double prefix_hit_rate = 0;   // prompt tokens found in the prefix cache / prompt tokens admitted
-  double mean_concurrency = 0;  // time-average of requests in flight over the window
+  double prefix_hit_rate = 0;  // prompt tokens found in the prefix cache / prompt tokens admitted
+  // Disaggregated serving: prompt KV moved from prefill to decode replicas (measured requests).
+  double kv_transfer_bytes = 0;  // per request, mean
+  double kv_transfer_s = 0;      // per request, mean time from sent to received
+  double mean_concurrency = 0;   // time-average of requests in flight over the window
   // Power and energy per XPU over the window.
   double compute_activity = 0, memory_activity = 0;  // busy-time-weighted, including idle time
   double xpu_power_w = 0;

@@ -15,6 +15,7 @@
 
 #include "core/perf/memory.hpp"
 #include "power/power_model.hpp"
+#include "sim/deployment.hpp"
 #include "sim/serving.hpp"
 
 namespace racktwin::sim {
@@ -53,6 +54,20 @@ struct Point {
   std::deque<Request*> done;
   sg4::ConditionVariablePtr done_cv;
   sg4::MutexPtr mutex;
+  // Where the replicas run, and the SimGrid side of it.
+  std::shared_ptr<const Deployment> deployment;
+  int prefill = 0;  // disaggregated: the first `prefill` replicas form the prefill pool
+  int total = 0;    // replicas of both pools
+  double kv_bytes_per_token = 0;  // one copy of a sequence's KV in a replica
+  std::vector<sg4::Host*> replica_hosts;
+  std::vector<sg4::Mailbox*> kv_mailbox;  // per decode replica: KV transfers to it
+  struct Transfer {
+    Request* r = nullptr;  // nullptr: the run is over
+    sg4::Host* from = nullptr;
+    sg4::Host* to = nullptr;
+    double bytes = 0;
+  };
+  std::deque<Transfer> transfers;  // stable addresses: mailboxes carry pointers to them
   bool stop = false;
   double end = 0;  // last finish (logical time)
   std::string error;
@@ -62,10 +77,17 @@ void frontend(Point* p) {
   std::unique_lock lock(*p->mutex);
   const int n = static_cast<int>(p->requests.size());
   int next = 0, completed = 0, turn = 0;
+  auto least_outstanding = [&](int from, int to) {
+    const auto b = p->in_flight.begin();
+    return static_cast<int>(std::min_element(b + from, b + to) - b);
+  };
   auto issue_index = [&](std::size_t index, int client, double at) {
     Request* r = &p->requests[index];
     r->client = client;
     r->arrival = at;
+    r->ready = at;
+    // Requests enter the prefill pool when serving is disaggregated, else any replica.
+    const int pool = p->prefill > 0 ? p->prefill : p->total;
     int k = 0;
     const int sess = p->has_graph ? p->graph.session[static_cast<std::size_t>(r->id)] : -1;
     int* sticky = sess >= 0 && p->spec.router == RouterPolicy::session_affinity
@@ -75,10 +97,9 @@ void frontend(Point* p) {
       k = *sticky;
     } else if (p->spec.router == RouterPolicy::round_robin) {
       k = turn;
-      turn = (turn + 1) % p->spec.replicas;
+      turn = (turn + 1) % pool;
     } else {  // least outstanding requests; ties to the lowest index
-      k = static_cast<int>(std::min_element(p->in_flight.begin(), p->in_flight.end()) -
-                           p->in_flight.begin());
+      k = least_outstanding(0, pool);
     }
     if (sticky != nullptr) *sticky = k;
     r->replica = k;
@@ -95,9 +116,22 @@ void frontend(Point* p) {
     while (!p->done.empty()) {
       Request* r = p->done.front();
       p->done.pop_front();
+      p->in_flight[static_cast<std::size_t>(r->replica)] -= 1;
+      if (r->finish < 0) {
+        // Prefilled and first token out: its KV goes to the least busy decode replica.
+        const int from = r->replica;
+        r->replica = least_outstanding(p->prefill, p->total);
+        p->in_flight[static_cast<std::size_t>(r->replica)] += 1;
+        p->transfers.push_back({r, p->replica_hosts[static_cast<std::size_t>(from)],
+                                p->replica_hosts[static_cast<std::size_t>(r->replica)],
+                                p->kv_bytes_per_token * (r->isl + r->generated)});
+        p->kv_mailbox[static_cast<std::size_t>(r->replica)]
+            ->put_init(&p->transfers.back(), 0)
+            ->detach();
+        continue;
+      }
       ++completed;
       p->progress->complete();
-      p->in_flight[static_cast<std::size_t>(r->replica)] -= 1;
       p->end = std::max(p->end, r->finish);
       if (p->spec.kind == WorkloadKind::inferencex && next < n)
         issue(r->client, r->finish);  // closed loop: the client sends its next prompt at once
@@ -156,6 +190,38 @@ void frontend(Point* p) {
   }
   p->stop = true;
   for (auto& w : p->wake) w->notify_all();
+  for (int k = p->prefill; k < p->total && p->prefill > 0; ++k) {
+    p->transfers.push_back({});
+    p->kv_mailbox[static_cast<std::size_t>(k)]->put_init(&p->transfers.back(), 0)->detach();
+  }
+}
+
+// KV transfers into one decode replica: each is a SimGrid communication from the prefill
+// replica's host to this one's over the generated platform, so concurrent transfers share links.
+// Transfers run side by side; each request joins the replica's inbox when its KV has arrived.
+void kv_receiver(Point* p, int k) {
+  sg4::Mailbox* mb = p->kv_mailbox[static_cast<std::size_t>(k)];
+  Point::Transfer* incoming = nullptr;
+  std::vector<sg4::CommPtr> comms{mb->get_async<Point::Transfer>(&incoming)};
+  std::vector<Point::Transfer*> moving{nullptr};
+  while (true) {
+    const auto i = static_cast<std::size_t>(sg4::Comm::wait_any(comms));
+    if (i == 0) {
+      if (incoming->r == nullptr) break;  // the run is over
+      comms.push_back(sg4::Comm::sendto_async(incoming->from, incoming->to,
+                                              static_cast<std::uint64_t>(incoming->bytes)));
+      moving.push_back(incoming);
+      comms[0] = mb->get_async<Point::Transfer>(&incoming);
+      continue;
+    }
+    Request* r = moving[i]->r;
+    comms.erase(comms.begin() + static_cast<std::ptrdiff_t>(i));
+    moving.erase(moving.begin() + static_cast<std::ptrdiff_t>(i));
+    std::unique_lock lock(*p->mutex);
+    r->ready = sg4::Engine::get_clock();
+    p->inbox[static_cast<std::size_t>(k)].push_back(r);
+    p->wake[static_cast<std::size_t>(k)]->notify_one();
+  }
 }
 
 void replica(Point* p, int k) {
@@ -165,9 +231,13 @@ void replica(Point* p, int k) {
   auto& wake = p->wake[static_cast<std::size_t>(k)];
   double now = 0.0;  // logical time: the last boundary or the arrival that woke an idle replica
   std::vector<Request*> finished;
+  const bool decode_pool = p->prefill > 0 && k >= p->prefill;
   auto drain = [&] {
     while (!inbox.empty()) {
-      e.admit(inbox.front());
+      if (decode_pool)
+        e.admit_prefilled(inbox.front());
+      else
+        e.admit(inbox.front());
       inbox.pop_front();
     }
   };
@@ -176,7 +246,7 @@ void replica(Point* p, int k) {
       if (!e.busy() && inbox.empty()) {
         if (p->stop || !p->error.empty()) break;
         wake->wait(lock);
-        if (!inbox.empty()) now = std::max(now, inbox.front()->arrival);
+        if (!inbox.empty()) now = std::max(now, inbox.front()->ready);
         continue;
       }
       drain();
@@ -191,7 +261,7 @@ void replica(Point* p, int k) {
         while (true) {
           if (wake->wait_until(lock, b.back()) == std::cv_status::timeout) break;
           if (inbox.empty()) continue;
-          const double ta = inbox.front()->arrival;
+          const double ta = inbox.front()->ready;
           j = static_cast<std::size_t>(std::lower_bound(b.begin(), b.end(), ta) - b.begin()) + 1;
           j = std::min(j, b.size());
           lock.unlock();
@@ -260,10 +330,11 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
   std::vector<std::unique_ptr<Point>> points;
   std::vector<PointResult> results(specs.size());
   Progress progress{&options.progress};
+  std::map<std::tuple<std::string, int, int>, std::shared_ptr<const Deployment>> deployments;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const PointSpec& s = specs[i];
     results[i].spec = s;
-    results[i].xpus = s.layout.xpus() * s.replicas;
+    results[i].xpus = s.layout.xpus() * (s.replicas + s.prefill_replicas);
     // The replica must hold the workload's longest request.
     double min_tokens = static_cast<double>(s.workload.isl + s.workload.osl);
     if (s.kind == WorkloadKind::agentic) min_tokens = s.agentic.max_context;
@@ -272,15 +343,35 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       for (const auto& q : *s.trace.requests)
         min_tokens = std::max<double>(min_tokens, q.input_length + q.output_length);
     }
-    const perf::MemoryPlan plan = perf::plan_memory(*s.model, *s.system, catalog, s.layout,
-                                                    s.precision, s.memory, min_tokens);
+    if (s.prefill_replicas > 0 && !s.system->serving.disaggregation) {
+      results[i].error = s.system->id + "'s serving stack (" + s.system->serving.engine +
+                         ") has no prefill/decode disaggregation";
+      points.push_back(nullptr);
+      continue;
+    }
+    // Speculative decoding (MTP): drafted tokens per step and the mean tokens a step emits.
+    perf::Speculation spec;
+    if (s.workload.mtp) {
+      if (!s.system->serving.mtp) {
+        results[i].error = s.system->id + "'s serving stack (" + s.system->serving.engine +
+                           ") has no speculative decoding; set mtp: false";
+        points.push_back(nullptr);
+        continue;
+      }
+      spec.draft_tokens = s.workload.mtp_draft_tokens;
+      spec.acceptance =
+          s.workload.mtp_acceptance.value_or(default_mtp_acceptance(spec.draft_tokens));
+    }
+    const perf::MemoryPlan plan =
+        perf::plan_memory(*s.model, *s.system, catalog, s.layout, s.precision, s.memory, min_tokens,
+                          spec.draft_tokens);
     if (!plan.fits) {
       results[i].error = plan.reason;
       points.push_back(nullptr);
       continue;
     }
     auto sm = perf::StepModel::create(*s.model, *s.system, catalog, s.layout, s.precision,
-                                      s.efficiency, {}, s.memory);
+                                      s.efficiency, spec, s.memory);
     if (!sm) {
       results[i].error = sm.error();
       points.push_back(nullptr);
@@ -309,29 +400,118 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
               ? poisson_requests(s.workload, s.rate, stream_seed(s.seed, "workload"))
               : inferencex_requests(s.workload, s.concurrency, stream_seed(s.seed, "workload"));
     }
+    // Where the replicas run: placed on the system's topology (one deployment per shape).
+    const int total = s.replicas + s.prefill_replicas;
+    auto& placed = deployments[{s.system->id, s.layout.xpus(), total}];
+    if (!placed) {
+      auto d = deploy(*s.system, s.layout.xpus(), total);
+      if (!d) {
+        results[i].error = d.error();
+        points.push_back(nullptr);
+        continue;
+      }
+      placed = std::make_shared<const Deployment>(std::move(*d));
+    }
+    p->deployment = placed;
+    p->prefill = s.prefill_replicas;
+    p->total = total;
+    // One copy of a sequence's KV: GQA shards its KV heads over the TP ranks (replicating them
+    // when there are fewer heads than ranks); an MLA latent is whole on a rank; stages split
+    // layers.
+    const auto& att = s.model->attention;
+    const double shards = att.kind == AttentionKind::gqa ? std::min(s.layout.tp, att.kv_heads) : 1;
+    p->kv_bytes_per_token = sm->kv_bytes_per_token_per_xpu().value() * shards * s.layout.pp;
+    results[i].domains = placed->domains;
     EngineParams ep = s.engine;
     ep.fuse = options.fuse;
     ep.max_batched_tokens = s.memory.max_batched_tokens;  // the planner sized the workspace for it
-    for (int k = 0; k < s.replicas; ++k)
-      p->engines.push_back(std::make_unique<ReplicaEngine>(*p->model, plan.kv_tokens, ep));
+    ep.tokens_per_step = spec.acceptance;
+    for (int k = 0; k < total; ++k) {
+      EngineParams role = ep;
+      role.prefill_only = k < s.prefill_replicas;
+      p->engines.push_back(std::make_unique<ReplicaEngine>(*p->model, plan.kv_tokens, role));
+    }
     results[i].kv_capacity_tokens = plan.kv_tokens;
     progress.total += static_cast<std::int64_t>(p->requests.size());
     points.push_back(std::move(p));
   }
 
-  int argc = 2;
+  // Network model: CM02, max-min fair sharing of link bandwidth with the links' own latency, no TCP
+  // corrections (LV08's latency x13 and bandwidth x0.97 factors and window bound are fitted to
+  // wide-area TCP, not to scale-up fabrics).
+  int argc = 4;
   char arg0[] = "racktwin";
   char arg1[] = "--log=root.thresh:critical";
-  char* argv[] = {arg0, arg1, nullptr};
+  char arg2[] = "--cfg=network/model:CM02";
+  char arg3[] = "--cfg=network/TCP-gamma:0";
+  char* argv[] = {arg0, arg1, arg2, arg3, nullptr};
   sg4::Engine engine(&argc, argv);
+  // The platform, per point: a host for the load generator, one per replica (its XPUs) and one
+  // per host DRAM pool. Each replica has its own links: into the scale-up fabric within its rack,
+  // out of the rack (multi-rack domains), to the scale-out network, and to its host pool, each
+  // with the summed bandwidth of its XPUs' links in the topology graph and half the tier's
+  // latency (a route crosses two). Switches are taken as non-blocking: a transfer between two
+  // replicas is limited by their own links. Control messages (requests, completions) use a
+  // zero-latency link: they stand for HTTP calls, not data flows.
   auto* root = sg4::create_full_zone("racktwin");
+  using sg4::LinkInRoute;
   std::vector<std::vector<sg4::Host*>> hosts(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {
-    if (!points[i]) continue;
+    Point* p = points[i].get();
+    if (p == nullptr) continue;
     const std::string prefix = "point" + std::to_string(i);
-    hosts[i].push_back(root->create_host(prefix + "/frontend", 1e9));
-    for (int k = 0; k < points[i]->spec.replicas; ++k)
-      hosts[i].push_back(root->create_host(prefix + "/replica" + std::to_string(k), 1e9));
+    const Deployment& d = *p->deployment;
+    sg4::Host* front = root->create_host(prefix + "/frontend", 1e9);
+    hosts[i].push_back(front);
+    auto* control = root->create_link(prefix + "/control", 1e15)->seal();
+    std::vector<sg4::Host*> pools;
+    for (std::size_t j = 0; j < d.pools.size(); ++j)
+      pools.push_back(root->create_host(prefix + "/pool" + std::to_string(j), 1e9));
+    struct Ports {
+      sg4::Link *fabric, *uplink, *scale_out;
+    };
+    std::vector<Ports> ports;
+    auto duplex = [&](const std::string& name, double bw, double latency) {
+      return root->create_split_duplex_link(name, std::max(bw, 1.0))
+          ->set_latency(latency / 2)
+          ->seal();
+    };
+    for (int k = 0; k < p->total; ++k) {
+      const Site& site = d.sites[static_cast<std::size_t>(k)];
+      const std::string name = prefix + "/replica" + std::to_string(k);
+      sg4::Host* h = root->create_host(name, 1e9);
+      hosts[i].push_back(h);
+      p->replica_hosts.push_back(h);
+      root->add_route(front->get_netpoint(), h->get_netpoint(), nullptr, nullptr,
+                      {LinkInRoute(control)});
+      auto* host_link = duplex(name + "/host", site.host_link_bw, 0.0);
+      root->add_route(h->get_netpoint(), pools[static_cast<std::size_t>(site.pool)]->get_netpoint(),
+                      nullptr, nullptr, {LinkInRoute(host_link, LinkInRoute::Direction::UP)});
+      ports.push_back({duplex(name + "/fabric", site.fabric_bw, d.rack_latency_s),
+                       duplex(name + "/uplink", site.uplink_bw, d.domain_latency_s),
+                       duplex(name + "/scale-out", site.scale_out_bw, d.scale_out_latency_s)});
+    }
+    // Prefill to decode replicas (disaggregated serving): within a rack over the fabric, across
+    // racks of a domain through the uplinks, across domains over the scale-out network.
+    for (int a = 0; a < p->prefill; ++a) {
+      for (int b = p->prefill; b < p->total; ++b) {
+        const Site& sa = d.sites[static_cast<std::size_t>(a)];
+        const Site& sb = d.sites[static_cast<std::size_t>(b)];
+        const auto pa = ports[static_cast<std::size_t>(a)], pb = ports[static_cast<std::size_t>(b)];
+        sg4::Link* la = pa.scale_out;
+        sg4::Link* lb = pb.scale_out;
+        if (sa.domain == sb.domain) {
+          const bool same_rack = sa.rack == sb.rack || sa.uplink_bw <= 0 || sb.uplink_bw <= 0;
+          la = same_rack ? pa.fabric : pa.uplink;
+          lb = same_rack ? pb.fabric : pb.uplink;
+        }
+        root->add_route(p->replica_hosts[static_cast<std::size_t>(a)]->get_netpoint(),
+                        p->replica_hosts[static_cast<std::size_t>(b)]->get_netpoint(), nullptr,
+                        nullptr,
+                        {LinkInRoute(la, LinkInRoute::Direction::UP),
+                         LinkInRoute(lb, LinkInRoute::Direction::DOWN)});
+      }
+    }
   }
   root->seal();
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -339,12 +519,16 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     if (p == nullptr) continue;
     p->mutex = sg4::Mutex::create();
     p->done_cv = sg4::ConditionVariable::create();
-    p->inbox.resize(static_cast<std::size_t>(p->spec.replicas));
-    p->in_flight.assign(static_cast<std::size_t>(p->spec.replicas), 0);
-    for (int k = 0; k < p->spec.replicas; ++k) {
+    p->inbox.resize(static_cast<std::size_t>(p->total));
+    p->in_flight.assign(static_cast<std::size_t>(p->total), 0);
+    for (int k = 0; k < p->total; ++k) {
       p->wake.push_back(sg4::ConditionVariable::create());
-      sg4::Actor::create("replica", hosts[i][static_cast<std::size_t>(k) + 1],
-                         [p, k] { replica(p, k); });
+      sg4::Host* h = hosts[i][static_cast<std::size_t>(k) + 1];
+      sg4::Actor::create("replica", h, [p, k] { replica(p, k); });
+      p->kv_mailbox.push_back(
+          sg4::Mailbox::by_name("point" + std::to_string(i) + "/kv" + std::to_string(k)));
+      if (k >= p->prefill && p->prefill > 0)
+        sg4::Actor::create("kv-receiver", h, [p, k] { kv_receiver(p, k); });
     }
     sg4::Actor::create("frontend", hosts[i][0], [p] { frontend(p); });
   }
@@ -360,7 +544,8 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       continue;
     }
     std::vector<double> ttft, tpot, e2e, norm;
-    double first = -1, last = 0, in_tok = 0, out_tok = 0, e2e_sum = 0;
+    double first = -1, last = 0, in_tok = 0, out_tok = 0, e2e_sum = 0, transfer_s = 0,
+           transfer_bytes = 0, transferred = 0;
     for (const Request& q : p->requests) {
       if (q.finish >= 0) r.completed += 1;
       if (q.warmup || q.finish < 0) continue;
@@ -374,10 +559,19 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       e2e_sum += q.finish - q.arrival;
       norm.push_back((q.finish - q.arrival) / q.osl);
       if (q.osl > 1) tpot.push_back((q.finish - q.first_token) / (q.osl - 1));
+      if (p->prefill > 0 && q.osl > 1) {
+        transfer_s += q.ready - q.first_token;  // sent at the first token, received when ready
+        transfer_bytes += p->kv_bytes_per_token * (q.isl + 1);
+        transferred += 1;
+      }
     }
     r.duration_s = last - std::max(0.0, first);
     r.input_tokens = in_tok;
     r.output_tokens = out_tok;
+    if (transferred > 0) {
+      r.kv_transfer_s = transfer_s / transferred;
+      r.kv_transfer_bytes = transfer_bytes / transferred;
+    }
     r.ttft = Stats::of(ttft);
     r.tpot = Stats::of(tpot);
     r.e2e = Stats::of(e2e);

@@ -129,15 +129,92 @@ TEST(Run_Errors, BadScenario_ExitsTwo) {
 
 namespace {
 
-TEST(Run_Errors, MtpWorkload_IsRefusedPlainly) {
-  const auto path = std::filesystem::temp_directory_path() / "racktwin-mtp.yaml";
-  std::ofstream(path)
-      << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
-         "workloads: [{isl: 1024, osl: 128, mtp: true, mtp_acceptance: 1.7}]\nconcurrency: [1]\n";
+// MTP in the serving simulation: with acceptance 1.7 the single-client TBT of deepseek-r1 falls,
+// but by less than 1.7x (a step verifies two tokens and runs the draft module); a stack without
+// speculative decoding gets a plain error for its points.
+TEST(Run_Speculation, MtpLowersTbtByLessThanTheAcceptance) {
+  auto tbt = [](const std::string& mtp) {
+    const auto path = std::filesystem::temp_directory_path() / "racktwin-mtp.yaml";
+    std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                           "layouts: {named: [tp8-ep8-dpa]}\nworkloads: [{isl: 1024, osl: 256"
+                        << mtp << "}]\nconcurrency: [1]\n";
+    auto r = run("run " + path.string() + " --json");
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["points"][0]["error"], "");
+    return j["points"][0]["tpot_s"]["median"].get<double>();
+  };
+  const double plain = tbt("");
+  const double spec = tbt(", mtp: true, mtp_acceptance: 1.7");
+  EXPECT_LT(spec, plain / 1.2);
+  EXPECT_GT(spec, plain / 1.7);
+}
+
+TEST(Run_Errors, MtpAcceptanceAboveDraftPlusOne_IsAnInputError) {
+  const auto path = std::filesystem::temp_directory_path() / "racktwin-mtp-bad.yaml";
+  std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                         "workloads: [{isl: 1024, osl: 128, mtp: true, mtp_acceptance: 2.5}]\n"
+                         "concurrency: [1]\n";
   auto r = run("run " + path.string());
   std::filesystem::remove(path);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("does not model yet"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exceeds mtp_draft_tokens + 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(":4:"), std::string::npos) << r.err;
+}
+
+// Disaggregated serving: one prefill and one decode replica of deepseek-r1 on gb200-nvl72. Every
+// request completes once; each prompt's KV crosses the NVLink fabric from the prefill replica to
+// the decode replica, at no more than the replicas' summed link bandwidth (8 GPUs x 900 GB/s per
+// direction); the point counts both pools' XPUs. Jalapeno's stack has no disaggregation: its
+// points carry an error, and the run still reports the others.
+TEST(Run_Disaggregated, EveryRequestOnce_KvCrossesTheFabric) {
+  const auto path = std::filesystem::temp_directory_path() / "racktwin-disagg.yaml";
+  std::ofstream(path) << "name: d\nsystems: [gb200-nvl72, jalapeno-a0]\nmodels: [deepseek-r1]\n"
+                         "layouts: {named: [tp8-ep8-dpa]}\nserving: [aggregated, 1p1d]\n"
+                         "workloads: [{isl: 8192, osl: 1024}]\nconcurrency: [16]\n";
+  auto r = run("run " + path.string() + " --json");
+  std::filesystem::remove(path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  int checked = 0;
+  for (const auto& p : j["points"]) {
+    if (p["system"] == "jalapeno-a0") {
+      if (p["serving"] == "1p1d")
+        EXPECT_NE(p["error"].get<std::string>().find("no prefill/decode disaggregation"),
+                  std::string::npos);
+      continue;
+    }
+    ASSERT_EQ(p["error"], "") << p;
+    EXPECT_EQ(p["completed"], 160);
+    EXPECT_EQ(p["requests"], 128);
+    if (p["serving"] == "aggregated") {
+      EXPECT_EQ(p["xpus"], 8);
+      EXPECT_EQ(p["kv_transfer_s"], 0.0);
+      continue;
+    }
+    EXPECT_EQ(p["xpus"], 16);
+    EXPECT_EQ(p["prefill_replicas"], 1);
+    // deepseek-r1 caches (512 + 64) x 61 layers at 1 byte per token (FP8 latent): ~35 kB.
+    const double bytes = p["kv_transfer_bytes"].get<double>();
+    EXPECT_NEAR(bytes / (0.9 * 8192 + 1), 576.0 * 61, 576.0 * 61 * 0.15);
+    EXPECT_GE(p["kv_transfer_s"].get<double>(), bytes / (8 * 900e9));
+    EXPECT_LT(p["kv_transfer_s"].get<double>(), 0.05);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1);
+}
+
+TEST(Run_Errors, BadServingMode_IsAnInputErrorWithItsLine) {
+  const auto path = std::filesystem::temp_directory_path() / "racktwin-serving-bad.yaml";
+  std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                         "serving: [aggregated, 1p0d]\n"
+                         "workloads: [{isl: 1024, osl: 128}]\nconcurrency: [1]\n";
+  auto r = run("run " + path.string());
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(":4:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'1p0d'"), std::string::npos) << r.err;
 }
 
 TEST(Run_Options, TimeseriesNeedsJson) {

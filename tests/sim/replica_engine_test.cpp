@@ -140,6 +140,87 @@ TEST(Sim_Stats, Percentiles_MatchTheQuantilesAndRunFromMinToMax) {
   EXPECT_TRUE(Stats::of({}).percentiles.empty());
 }
 
+// Speculative decoding: a step emits 1.7 tokens per sequence on average, as 1, 2, 2, 1, 2, ...
+// Every request still ends with exactly its output length, fused and unfused runs agree, and a
+// request needs about 1/1.7 of the decode steps.
+TEST(ReplicaEngine_Speculation, EmitsTheAcceptanceLength_FusedEqualsUnfused) {
+  const Catalog& c = shipped_catalog();
+  const Model& md = *c.find_model("deepseek-r1");
+  const System& sys = *c.find_system("gb300-nvl72");
+  const auto m = *perf::StepModel::create(md, sys, c, *parse_layout("tp8-ep8-dpa"),
+                                          perf::best_precision(md, sys, c),
+                                          c.efficiency_prior_for("gb300-nvl72")->values, {1, 1.7});
+  auto reqs = inferencex_requests(wl(1024, 1000), 1, 5);
+  reqs.resize(1);
+  reqs[0].osl = 1000;
+  EngineParams fused, plain;
+  fused.tokens_per_step = plain.tokens_per_step = 1.7;
+  plain.fuse = false;
+  const Driven a = drive(m, 1e6, fused, reqs, 1);
+  const Driven b = drive(m, 1e6, plain, reqs, 1);
+  EXPECT_EQ(a.requests[0].generated, 1000);
+  EXPECT_EQ(a.requests[0].finish, b.requests[0].finish);
+  EXPECT_EQ(a.stats.iterations, b.stats.iterations);
+  // One prefill step emits the first token; 999 more take ceil(999 / 1.7) = 588 decode steps.
+  EXPECT_EQ(a.stats.iterations, 1 + 588);
+  double binned = 0;
+  for (const auto& s : a.stats.seconds) binned += s.output_tokens;
+  EXPECT_DOUBLE_EQ(binned, 1000);
+  // 32 clients: every sequence still ends at its own output length.
+  const auto many = inferencex_requests(wl(2048, 512), 32, 9);
+  const Driven f = drive(m, 1e6, fused, many, 32);
+  const Driven u = drive(m, 1e6, plain, many, 32);
+  for (std::size_t i = 0; i < many.size(); ++i) {
+    EXPECT_EQ(f.requests[i].generated, many[i].osl);
+    EXPECT_EQ(f.requests[i].finish, u.requests[i].finish) << i;
+  }
+}
+
+// Disaggregated serving: a prefill replica hands each request on after its first token, with no
+// finish time and its KV freed; a decode replica takes handed-on requests without prefilling them,
+// only as many as its cache holds, and finishes each at its output length.
+TEST(ReplicaEngine_Disaggregated, PrefillHandsOn_DecodeAdmitsWithinTheCache) {
+  const auto m = model("llama-3.3-70b", "h200-hgx", "tp8");
+  auto reqs = inferencex_requests(wl(1024, 256), 8, 3);
+  reqs.resize(8);
+  EngineParams pp;
+  pp.prefill_only = true;
+  ReplicaEngine prefill(m, 1e6, pp);
+  for (auto& r : reqs) prefill.admit(&r);
+  std::vector<Request*> handed;
+  double now = 0;
+  while (prefill.busy()) {
+    const auto b = prefill.plan(now);
+    prefill.apply(b.size(), handed);
+    now = b.back();
+  }
+  ASSERT_EQ(handed.size(), 8u);
+  EXPECT_EQ(prefill.kv_used(), 0.0);
+  for (const Request* r : handed) {
+    EXPECT_EQ(r->finish, -1.0);
+    EXPECT_EQ(r->generated, 1);
+    EXPECT_GT(r->first_token, 0.0);
+  }
+  // The decode replica's cache holds about three requests with their reserved output.
+  const double capacity = 3.5 * (1024 + 256);
+  ReplicaEngine decode(m, capacity, EngineParams{});
+  for (Request* r : handed) decode.admit_prefilled(r);
+  std::vector<Request*> done;
+  std::int64_t iterations = 0;
+  while (decode.busy()) {
+    const auto b = decode.plan(now);
+    decode.apply(b.size(), done);
+    now = b.back();
+    EXPECT_LE(decode.kv_used(), capacity);
+    iterations += static_cast<std::int64_t>(b.size());
+  }
+  ASSERT_EQ(done.size(), 8u);
+  for (const Request* r : done) EXPECT_EQ(r->generated, r->osl);
+  EXPECT_EQ(decode.stats().prompt_tokens, 0.0);  // nothing was prefilled again
+  EXPECT_EQ(decode.stats().iterations, iterations);
+  EXPECT_LE(decode.stats().max_kv_used, capacity);
+}
+
 TEST(ReplicaEngine_Kv, SmallCache_PreemptsButNeverOverflows) {
   const auto m = model("llama-3.3-70b", "h200-hgx", "tp8");
   const auto reqs = inferencex_requests(wl(1024, 1024), 24, 3);

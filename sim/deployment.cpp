@@ -1,0 +1,136 @@
+#include "sim/deployment.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "core/error.hpp"
+
+namespace racktwin::sim {
+
+namespace {
+
+using topology::LinkKind;
+using topology::PartId;
+
+int find_root(std::vector<int>& parent, int x) {
+  while (parent[static_cast<std::size_t>(x)] != x) {
+    parent[static_cast<std::size_t>(x)] =
+        parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+    x = parent[static_cast<std::size_t>(x)];
+  }
+  return x;
+}
+
+}  // namespace
+
+std::expected<Deployment, std::string> deploy(const topology::Topology& t, int replica_xpus,
+                                              int replicas) {
+  const System& s = t.system();
+  topology::Placement placed;
+  try {
+    placed = topology::place(t, replica_xpus);
+  } catch (const InputError& e) {
+    return std::unexpected(std::string(e.what()));
+  }
+  if (static_cast<int>(placed.replicas.size()) < replicas)
+    return std::unexpected(std::to_string(t.domains()) + " scale-up domain(s) of " + s.id +
+                           " hold " + std::to_string(placed.replicas.size()) + " replicas of " +
+                           std::to_string(replica_xpus) + " XPUs, not " + std::to_string(replicas));
+  const auto& g = t.graph();
+  Deployment d;
+  d.domains = t.domains();
+  d.replica_xpus = replica_xpus;
+  if (!s.scale_up.empty()) {
+    d.rack_latency_s = s.scale_up.front().latency.value();
+    d.domain_latency_s = s.scale_up.back().latency.value();
+  }
+  d.scale_out_latency_s = s.scale_out_latency.value();
+
+  // Host parts by vertex, and the replicas each serves.
+  std::map<PartId, int> host_index;
+  std::vector<PartId> host_parts;
+  std::vector<std::vector<int>> host_replicas;
+  for (int k = 0; k < replicas; ++k) {
+    Site site;
+    const auto& xs = placed.replicas[static_cast<std::size_t>(k)].xpus;
+    site.domain = g[xs.front()].domain;
+    site.rack = g[xs.front()].rack;
+    for (PartId x : xs) {
+      site.xpus.push_back(t.ordinal(x));
+      for (auto e : boost::make_iterator_range(boost::out_edges(x, g))) {
+        const auto& l = g[e];
+        const double bw = l.bandwidth.value();
+        if (l.kind == LinkKind::scale_up) site.fabric_bw += bw;
+        if (l.kind == LinkKind::scale_up && g[boost::target(e, g)].uplink) site.uplink_bw += bw;
+        if (l.kind == LinkKind::scale_out) site.scale_out_bw += bw;
+        if (l.kind == LinkKind::host_link) site.host_link_bw += bw;
+      }
+      for (auto e : boost::make_iterator_range(boost::in_edges(x, g))) {
+        if (g[e].kind != LinkKind::hosts) continue;
+        const PartId h = boost::source(e, g);
+        auto [it, added] = host_index.emplace(h, static_cast<int>(host_parts.size()));
+        if (added) {
+          host_parts.push_back(h);
+          host_replicas.emplace_back();
+        }
+        auto& served = host_replicas[static_cast<std::size_t>(it->second)];
+        if (served.empty() || served.back() != k) served.push_back(k);
+      }
+    }
+    d.sites.push_back(std::move(site));
+  }
+
+  // Pools: replicas joined through the host parts they share.
+  std::vector<int> parent(static_cast<std::size_t>(replicas));
+  std::iota(parent.begin(), parent.end(), 0);
+  for (const auto& served : host_replicas)
+    for (std::size_t i = 1; i < served.size(); ++i)
+      parent[static_cast<std::size_t>(find_root(parent, served[i]))] =
+          find_root(parent, served.front());
+  std::map<int, int> pool_of_root;
+  for (int k = 0; k < replicas; ++k) {
+    const int root = find_root(parent, k);
+    auto [it, added] = pool_of_root.emplace(root, static_cast<int>(d.pools.size()));
+    if (added) d.pools.emplace_back();
+    d.sites[static_cast<std::size_t>(k)].pool = it->second;
+    d.pools[static_cast<std::size_t>(it->second)].replicas.push_back(k);
+  }
+  for (std::size_t h = 0; h < host_parts.size(); ++h) {
+    const int k = host_replicas[h].front();
+    HostPool& p = d.pools[static_cast<std::size_t>(d.sites[static_cast<std::size_t>(k)].pool)];
+    p.parts.push_back(g[host_parts[h]].name);
+    p.dram_bytes += s.host.dram.value();
+  }
+  return d;
+}
+
+std::expected<Deployment, std::string> deploy(const System& system, int replica_xpus,
+                                              int replicas) {
+  if (replica_xpus < 1 || replicas < 1)
+    return std::unexpected("a deployment needs at least one replica of at least one XPU");
+  if (replica_xpus > system.domain_xpus)
+    return std::unexpected("a replica of " + std::to_string(replica_xpus) +
+                           " XPUs does not fit a " + std::to_string(system.domain_xpus) +
+                           "-XPU scale-up domain of " + system.id);
+  try {
+    // Replicas one domain holds, then as many domains as the replicas need.
+    const topology::Topology one = topology::build(system, 1);
+    const auto per_domain = static_cast<int>(topology::place(one, replica_xpus).replicas.size());
+    if (per_domain < 1)
+      return std::unexpected("no replica of " + std::to_string(replica_xpus) +
+                             " XPUs fits a domain of " + system.id);
+    const int domains = (replicas + per_domain - 1) / per_domain;
+    if (domains == 1) return deploy(one, replica_xpus, replicas);
+    if (static_cast<long long>(domains) * system.domain_xpus > topology::kMaxDeploymentXpus)
+      return std::unexpected(
+          std::to_string(replicas) + " replicas of " + std::to_string(replica_xpus) +
+          " XPUs need " + std::to_string(domains) + " domains of " + system.id + ", beyond the " +
+          std::to_string(topology::kMaxDeploymentXpus) + "-XPU limit of one deployment");
+    return deploy(topology::build(system, domains), replica_xpus, replicas);
+  } catch (const InputError& e) {
+    return std::unexpected(std::string(e.what()));
+  }
+}
+
+}  // namespace racktwin::sim

@@ -1,0 +1,58 @@
+#pragma once
+// Where a point's replicas run: replicas placed on a topology of the point's system (packed by
+// tray, rack and domain, as topology::place does), with the bandwidths the serving simulation's
+// SimGrid platform gives each replica, and the host DRAM pools that KV offload uses. Pure: no
+// SimGrid here (sim/simulate.cpp turns a Deployment into a platform), so tests read it directly.
+
+#include <expected>
+#include <string>
+#include <vector>
+
+#include "core/catalog.hpp"
+#include "topology/queries.hpp"
+#include "topology/topology.hpp"
+
+namespace racktwin::sim {
+
+// One replica's place in the deployment.
+struct Site {
+  std::vector<int> xpus;  // XPU ordinals in the topology (Topology::xpus())
+  int domain = 0;
+  int rack = 0;  // compute rack of its first XPU
+  int pool = 0;  // index of its host DRAM pool in Deployment::pools
+  // Sums over its XPUs, bytes/s per direction.
+  double fabric_bw = 0;     // scale-up injection bandwidth (links to switches or mesh peers)
+  double uplink_bw = 0;     // of which into switch trays that leave the rack (multi-rack domains)
+  double scale_out_bw = 0;  // scale-out NICs
+  double host_link_bw = 0;  // links to the host parts serving its XPUs
+};
+
+// Host parts whose DRAM a set of replicas share: the host parts serving one replica, joined with
+// those of every replica sharing one of them (a Katsu tray serves the 8 XPUs of its Vindaloo tray;
+// a Grace CPU two GPUs; a server's host CPUs its 8 GPUs).
+struct HostPool {
+  std::vector<std::string> parts;  // host part names
+  double dram_bytes = 0;           // their DRAM together
+  std::vector<int> replicas;       // replicas (indices into Deployment::sites) it serves
+};
+
+struct Deployment {
+  int domains = 0;       // scale-up domains built
+  int replica_xpus = 0;  // XPUs per replica
+  std::vector<Site> sites;
+  std::vector<HostPool> pools;
+  double rack_latency_s = 0;       // one transfer across the scale-up fabric within a rack
+  double domain_latency_s = 0;     // one transfer across racks of a domain (the widest tier)
+  double scale_out_latency_s = 0;  // one transfer across the scale-out network
+};
+
+// Places `replicas` replicas of `replica_xpus` XPUs each on as few scale-up domains of `system` as
+// hold them, in placement order. Fails (with the reason) when the replica does not fit a domain or
+// the deployment would exceed topology::kMaxDeploymentXpus.
+std::expected<Deployment, std::string> deploy(const System& system, int replica_xpus, int replicas);
+
+// The same on a given topology (its domains must hold the replicas).
+std::expected<Deployment, std::string> deploy(const topology::Topology& t, int replica_xpus,
+                                              int replicas);
+
+}  // namespace racktwin::sim

@@ -1,0 +1,59 @@
+// Deployments: replicas placed on the system's topology, with their bandwidths and host pools.
+
+#include "sim/deployment.hpp"
+
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace racktwin::sim {
+namespace {
+
+using test::shipped_catalog;
+
+TEST(Deployment_Jalapeno, Tp8ReplicasEachOwnATrayAndItsKatsu) {
+  const System& s = *shipped_catalog().find_system("jalapeno-a0");
+  const auto d = deploy(s, 8, 4);
+  ASSERT_TRUE(d) << d.error();
+  EXPECT_EQ(d->domains, 1);
+  ASSERT_EQ(d->sites.size(), 4u);
+  ASSERT_EQ(d->pools.size(), 4u);  // one Katsu per Vindaloo tray: no pool is shared
+  for (std::size_t k = 0; k < 4; ++k) {
+    const Site& site = d->sites[k];
+    EXPECT_EQ(site.xpus.size(), 8u);
+    EXPECT_EQ(site.xpus.front(), static_cast<int>(8 * k));  // packed tray by tray
+    EXPECT_EQ(site.pool, static_cast<int>(k));
+    // 8 XPUs x 64 GB/s host link (catalog assumption), 8 x 800 GB/s scale-up, 8 x 400 Gb/s NICs.
+    EXPECT_NEAR(site.host_link_bw, 8 * 64e9, 1.0);
+    EXPECT_NEAR(site.fabric_bw, 8 * 800e9, 1e3);
+    EXPECT_NEAR(site.scale_out_bw, 8 * 50e9, 1.0);
+  }
+  EXPECT_EQ(d->pools[0].parts.size(), 1u);
+  EXPECT_NEAR(d->pools[0].dram_bytes, 1.5e12, 1.0);
+}
+
+TEST(Deployment_Gb200, ReplicasSharingAGraceShareItsPool) {
+  const System& s = *shipped_catalog().find_system("gb200-nvl72");
+  // tp1: a Grace serves two GPUs, so replicas 0 and 1 share one pool.
+  const auto d = deploy(s, 1, 4);
+  ASSERT_TRUE(d) << d.error();
+  ASSERT_EQ(d->pools.size(), 2u);
+  EXPECT_EQ(d->sites[0].pool, d->sites[1].pool);
+  EXPECT_NE(d->sites[1].pool, d->sites[2].pool);
+  EXPECT_EQ(d->pools[0].replicas, (std::vector<int>{0, 1}));
+  EXPECT_EQ(d->pools[0].parts.size(), 1u);
+}
+
+TEST(Deployment_Domains, MoreReplicasThanADomainHolds_BuildMoreDomains) {
+  const System& s = *shipped_catalog().find_system("gb300-nvl72");
+  const auto d = deploy(s, 8, 10);  // 72 GPUs hold 9 replicas of 8
+  ASSERT_TRUE(d) << d.error();
+  EXPECT_EQ(d->domains, 2);
+  EXPECT_EQ(d->sites[8].domain, 0);
+  EXPECT_EQ(d->sites[9].domain, 1);
+  EXPECT_FALSE(deploy(s, 144, 1));  // larger than a domain: an error, not a throw
+  EXPECT_FALSE(deploy(s, 8, 0));
+}
+
+}  // namespace
+}  // namespace racktwin::sim
