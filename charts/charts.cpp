@@ -99,6 +99,7 @@ std::string group_title(const Group& g) {
 
 std::string point_label(const db::StoredPoint& p) {
   std::string s = p.key.system + " (" + p.key.layout;
+  if (p.key.serving != "aggregated") s += " " + p.key.serving;
   if (p.key.arrivals == "poisson")
     s += ", " + QString::number(p.key.rate, 'g', 4).toStdString() + " req/s";
   else if (p.key.arrivals != "trace")

@@ -112,7 +112,9 @@ int show_run(const RunsArgs& a) {
       const auto v = p.metric(name);
       return v ? num(*v * scale, digits) : std::string("-");
     };
-    t.add({std::to_string(p.index), p.key.system, p.key.model, p.key.workload, p.key.layout,
+    const std::string layout =
+        p.key.layout + (p.key.serving == "aggregated" ? "" : " " + p.key.serving);
+    t.add({std::to_string(p.index), p.key.system, p.key.model, p.key.workload, layout,
            load_text(p.key), m("total_tps_per_xpu", 1, 0), m("interactivity_tok_s_user", 1, 1),
            m("ttft_median_s", 1, 3), m("tpot_median_s", 1e3, 2), m("e2e_median_s", 1, 2),
            m("tps_per_allin_mw", 1, 0), p.error});

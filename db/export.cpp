@@ -58,6 +58,7 @@ std::vector<std::string> key_fields(const StoredPoint& p) {
           p.key.workload,
           p.key.layout,
           p.key.precision,
+          p.key.serving,
           p.key.arrivals,
           std::to_string(p.key.concurrency),
           number_text(p.key.rate),
@@ -66,9 +67,9 @@ std::vector<std::string> key_fields(const StoredPoint& p) {
           p.error};
 }
 
-const std::vector<std::string> kKeyColumns{"index",      "system",    "model",    "workload",
-                                           "layout",     "precision", "arrivals", "concurrency",
-                                           "rate_req_s", "replicas",  "xpus",     "error"};
+const std::vector<std::string> kKeyColumns{
+    "index",    "system",      "model",      "workload", "layout", "precision", "serving",
+    "arrivals", "concurrency", "rate_req_s", "replicas", "xpus",   "error"};
 
 }  // namespace
 
@@ -134,9 +135,11 @@ json assumption_json(const Assumption& a) {
 }
 
 json point_key_json(const PointKey& k) {
-  return {{"system", k.system},           {"model", k.model},         {"workload", k.workload},
-          {"layout", k.layout},           {"precision", k.precision}, {"arrivals", k.arrivals},
-          {"concurrency", k.concurrency}, {"rate_req_s", k.rate},     {"replicas", k.replicas}};
+  return {{"system", k.system},       {"model", k.model},
+          {"workload", k.workload},   {"layout", k.layout},
+          {"precision", k.precision}, {"serving", k.serving},
+          {"arrivals", k.arrivals},   {"concurrency", k.concurrency},
+          {"rate_req_s", k.rate},     {"replicas", k.replicas}};
 }
 
 json run_info_json(const RunInfo& r) {

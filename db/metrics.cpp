@@ -27,15 +27,26 @@ std::string PointKey::label() const {
   else if (arrivals != "trace")
     load = fmt::format("C={}", concurrency);
   std::string s = fmt::format("{} {} {} {} {}", system, model, workload, layout, precision);
+  if (serving != "aggregated") s += " " + serving;
   if (!load.empty()) s += " " + load;
-  if (replicas != 1) s += fmt::format(" x{}", replicas);
+  if (replicas != 1 && serving == "aggregated") s += fmt::format(" x{}", replicas);
   return s;
 }
 
 PointKey point_key(const sim::PointResult& r) {
   const sim::PointSpec& s = r.spec;
-  return {s.system->id,          s.model->id,   s.workload_id, s.layout.label(), s.precision,
-          arrivals_name(s.kind), s.concurrency, s.rate,        s.replicas};
+  PointKey k;
+  k.system = s.system->id;
+  k.model = s.model->id;
+  k.workload = s.workload_id;
+  k.layout = s.layout.label();
+  k.precision = s.precision;
+  k.serving = ServingMode{s.prefill_replicas, s.replicas}.label();
+  k.arrivals = arrivals_name(s.kind);
+  k.concurrency = s.concurrency;
+  k.rate = s.rate;
+  k.replicas = s.replicas;
+  return k;
 }
 
 std::vector<Distribution> point_distributions(const sim::PointResult& r) {
@@ -73,6 +84,9 @@ std::vector<Metric> point_metrics(const sim::PointResult& r) {
     add(base + "_max_s", d.stats->max, "s");
   }
   add("prefix_hit_rate", r.prefix_hit_rate, "fraction");
+  add("domains", r.domains, "scale-up domains");
+  add("kv_transfer_bytes", r.kv_transfer_bytes, "bytes per request");
+  add("kv_transfer_s", r.kv_transfer_s, "s per request");
   add("mean_concurrency", r.mean_concurrency, "requests");
   add("kv_capacity_tokens", r.kv_capacity_tokens, "tokens per replica");
   add("max_kv_used_tokens", r.max_kv_used, "tokens per replica");

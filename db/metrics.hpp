@@ -24,12 +24,14 @@ struct Metric {
 // What a point simulated: its identity within a run, and the key runs are compared on.
 struct PointKey {
   std::string system, model, workload, layout, precision;
+  std::string serving;   // aggregated, or 1p3d for disaggregated prefill and decode pools
   std::string arrivals;  // closed_loop, poisson, trace, agentic
   int concurrency = 0;   // clients (closed loop and agentic)
   double rate = 0;       // requests per second (poisson)
-  int replicas = 1;
+  int replicas = 1;      // aggregated: replicas; disaggregated: decode replicas
   auto operator<=>(const PointKey&) const = default;
-  // "gb200-nvl72 gpt-oss-120b 8k1k tp4 C=64" (rate=... for open loop; xN for N replicas).
+  // "gb200-nvl72 gpt-oss-120b 8k1k tp4 fp4 C=64" (rate=... for open loop; xN for N replicas; the
+  // serving mode when disaggregated).
   std::string label() const;
 };
 

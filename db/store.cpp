@@ -67,6 +67,7 @@ CREATE TABLE points (
   workload     TEXT    NOT NULL,
   layout       TEXT    NOT NULL,
   precision    TEXT    NOT NULL,
+  serving      TEXT    NOT NULL,
   arrivals     TEXT    NOT NULL,
   concurrency  INTEGER NOT NULL,
   rate_req_s   REAL    NOT NULL,
@@ -268,8 +269,8 @@ void Store::add_points(std::int64_t run, const std::vector<sim::PointResult>& po
   SQLite::Statement ins_point(
       *db_,
       "INSERT INTO points (run_id, idx, system, model, workload, layout, "
-      "precision, arrivals, concurrency, rate_req_s, replicas, xpus, error) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "precision, serving, arrivals, concurrency, rate_req_s, replicas, xpus, error) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   SQLite::Statement ins_metric(
       *db_, "INSERT OR IGNORE INTO metrics (run_id, ord, name, unit) VALUES (?, ?, ?, ?)");
   SQLite::Statement ins_value(
@@ -287,7 +288,7 @@ void Store::add_points(std::int64_t run, const std::vector<sim::PointResult>& po
   for (const auto& r : points) {
     const PointKey k = point_key(r);
     SQLite::bind(ins_point, run, next++, k.system, k.model, k.workload, k.layout, k.precision,
-                 k.arrivals, k.concurrency, k.rate, k.replicas, r.xpus, r.error);
+                 k.serving, k.arrivals, k.concurrency, k.rate, k.replicas, r.xpus, r.error);
     step(ins_point);
     const std::int64_t pid = db_->getLastInsertRowid();
     for (const Metric& m : point_metrics(r)) {
@@ -370,18 +371,25 @@ std::optional<StoredRun> Store::load(std::int64_t run, const LoadOptions& what) 
   std::map<std::int64_t, std::size_t> by_id;  // point row id -> index in out.points
   {
     SQLite::Statement q(*db_,
-                        "SELECT id, idx, system, model, workload, layout, precision, arrivals, "
-                        "concurrency, rate_req_s, replicas, xpus, error FROM points "
+                        "SELECT id, idx, system, model, workload, layout, precision, serving, "
+                        "arrivals, concurrency, rate_req_s, replicas, xpus, error FROM points "
                         "WHERE run_id = ? ORDER BY idx");
     q.bind(1, run);
     while (q.executeStep()) {
       StoredPoint p;
       p.index = q.getColumn(1).getInt64();
-      p.key = {q.getColumn(2).getString(), q.getColumn(3).getString(), q.getColumn(4).getString(),
-               q.getColumn(5).getString(), q.getColumn(6).getString(), q.getColumn(7).getString(),
-               q.getColumn(8).getInt(),    q.getColumn(9).getDouble(), q.getColumn(10).getInt()};
-      p.xpus = q.getColumn(11).getInt();
-      p.error = q.getColumn(12).getString();
+      p.key.system = q.getColumn(2).getString();
+      p.key.model = q.getColumn(3).getString();
+      p.key.workload = q.getColumn(4).getString();
+      p.key.layout = q.getColumn(5).getString();
+      p.key.precision = q.getColumn(6).getString();
+      p.key.serving = q.getColumn(7).getString();
+      p.key.arrivals = q.getColumn(8).getString();
+      p.key.concurrency = q.getColumn(9).getInt();
+      p.key.rate = q.getColumn(10).getDouble();
+      p.key.replicas = q.getColumn(11).getInt();
+      p.xpus = q.getColumn(12).getInt();
+      p.error = q.getColumn(13).getString();
       by_id[q.getColumn(0).getInt64()] = out.points.size();
       out.points.push_back(std::move(p));
     }

@@ -47,7 +47,7 @@ db::StoredRun sample_run() {
     for (int c : {1, 8, 64}) {
       db::StoredPoint p;
       p.index = index++;
-      p.key = {system, "gpt-oss-120b", "8k1k", "tp4", "fp4", "closed_loop", c, 0, 1};
+      p.key = {system, "gpt-oss-120b", "8k1k", "tp4", "fp4", "aggregated", "closed_loop", c, 0, 1};
       p.xpus = 4;
       const double tps = k * 1000.0 * c / (1 + c / 16.0);
       p.metrics = {{"workload_isl_tokens", 8192, ""},

@@ -56,7 +56,8 @@ TEST(Run_Golden, TraceReplay_MatchesTheCheckedInOutput) {
 // The prefix-hit rate of the example trace on gb300-nvl72 (tp8), with extra workload keys and
 // scenario lines.
 double example_trace_hit_rate(const std::string& workload_keys, const std::string& extra) {
-  const auto path = std::filesystem::temp_directory_path() / "racktwin-trace-hits.yaml";
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("racktwin-trace-hits-" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(path) << "name: t\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
                       << "workloads: [{kind: trace, " << workload_keys
                       << "file: " << src("scenarios/traces/example-multiturn.jsonl")
