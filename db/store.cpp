@@ -218,14 +218,17 @@ std::expected<Store, std::string> Store::open(const std::string& path, Mode mode
     db.exec("PRAGMA foreign_keys = ON");
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
-    SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-    int version = db.execAndGet("PRAGMA user_version").getInt();
-    if (version == 0) db.exec(fmt::format("PRAGMA application_id = {}", kApplicationId));
-    for (; version < kSchemaVersion; ++version) {
-      db.exec(kMigrations[static_cast<std::size_t>(version)]);
-      db.exec(fmt::format("PRAGMA user_version = {}", version + 1));
+    // Readers of an up-to-date database take no write lock (a run may be writing its points).
+    if (db.execAndGet("PRAGMA user_version").getInt() < kSchemaVersion) {
+      SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+      int version = db.execAndGet("PRAGMA user_version").getInt();  // again, under the lock
+      if (version == 0) db.exec(fmt::format("PRAGMA application_id = {}", kApplicationId));
+      for (; version < kSchemaVersion; ++version) {
+        db.exec(kMigrations[static_cast<std::size_t>(version)]);
+        db.exec(fmt::format("PRAGMA user_version = {}", version + 1));
+      }
+      tx.commit();
     }
-    tx.commit();
   } catch (const SQLite::Exception& e) {
     return std::unexpected(
         fmt::format("cannot open the results database '{}': {}", path, e.what()));

@@ -283,6 +283,22 @@ TEST_F(Results, EnvironmentVariable_ChoosesTheDatabase) {
   EXPECT_EQ(json::parse(run("runs list --json --db " + p.string()).out)["runs"].size(), 1u);
 }
 
+TEST_F(Results, ScenarioOutputSection_NamesTheDatabaseAndThePlots) {
+  const fs::path scenario = dir_ / "with-output.yaml";
+  const fs::path db = dir_ / "scenario.db", plots = dir_ / "scenario-plots";
+  std::ofstream(scenario) << read_bytes(kSmall) << "output: {db: " << db.string()
+                          << ", plots: " << plots.string() << "}\n";
+  const std::string cmd = std::string("env -u RACKTWIN_DB ") + RACKTWIN_BIN + " run " +
+                          scenario.string() + " --quiet > /dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(json::parse(run("runs list --json --db " + db.string()).out)["runs"].size(), 1u);
+  EXPECT_TRUE(fs::exists(plots / "gpt-oss-120b-2k512-power.svg"));
+  // --db wins over the scenario.
+  ASSERT_EQ(rt("run " + scenario.string() + " --quiet").exit_code, 0);
+  EXPECT_EQ(json::parse(run("runs list --json --db " + db.string()).out)["runs"].size(), 1u);
+  EXPECT_EQ(json::parse(rt("runs list --json").out)["runs"].size(), 1u);
+}
+
 TEST_F(Results, RunPlotsAndPlotCommand_WritePngAndSvg) {
   const fs::path plots = dir_ / "plots";
   auto r = rt("run " + kSmall + " --plots " + plots.string() + " --points " +
