@@ -123,6 +123,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
               p.rate = rate;
               p.replicas = mode.disaggregated() ? mode.decode : sc->replicas;
               p.prefill_replicas = mode.prefill;
+              p.host_offload = sc->host_offload;
               p.router = sc->router;
               const std::string load = w.kind == WorkloadKind::poisson
                                            ? fmt::format("rate{:.17g}", rate)
@@ -233,6 +234,9 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                      {"interactivity_tok_s_user", r.interactivity},
                      {"e2e_normalised_interactivity", r.e2e_norm_interactivity},
                      {"prefix_hit_rate", r.prefix_hit_rate},
+                     {"offload_hit_rate", r.offload_hit_rate},
+                     {"offloaded_bytes", r.offloaded_bytes},
+                     {"host_tier_blocks", r.host_tier_blocks},
                      {"kv_transfer_bytes", r.kv_transfer_bytes},
                      {"kv_transfer_s", r.kv_transfer_s},
                      {"mean_concurrency", r.mean_concurrency},

@@ -168,6 +168,9 @@ struct Scenario {
   std::vector<int> concurrency;
   int replicas = 1;  // model replicas per point, behind one router (aggregated serving)
   std::vector<ServingMode> serving{ServingMode{}};  // each point runs in every mode listed
+  // KV offload: share of each host DRAM pool (a Katsu tray's, a Grace's, a server's) that holds
+  // KV blocks evicted from HBM, for any replica of the pool to load back; 0 = no offload.
+  double host_offload = 0;
   RouterPolicy router = RouterPolicy::least_outstanding;
   FacilitySpec facility;
   OutputSpec output;

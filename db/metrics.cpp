@@ -84,6 +84,9 @@ std::vector<Metric> point_metrics(const sim::PointResult& r) {
     add(base + "_max_s", d.stats->max, "s");
   }
   add("prefix_hit_rate", r.prefix_hit_rate, "fraction");
+  add("offload_hit_rate", r.offload_hit_rate, "fraction");
+  add("offloaded_bytes", r.offloaded_bytes, "bytes");
+  add("host_tier_blocks", r.host_tier_blocks, "blocks per replica");
   add("domains", r.domains, "scale-up domains");
   add("kv_transfer_bytes", r.kv_transfer_bytes, "bytes per request");
   add("kv_transfer_s", r.kv_transfer_s, "s per request");

@@ -513,6 +513,7 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
       });
   if (closed_loop || top.has("concurrency")) read_concurrency(ctx, top, sc.concurrency);
   if (auto v = top.integer("replicas", false, 1, 1 << 20)) sc.replicas = static_cast<int>(*v);
+  if (auto v = top.number("host_offload", false, 0.0, 1.0)) sc.host_offload = *v;
   if (top.has("serving")) {
     // A list of serving modes (a single one is accepted as a one-element list).
     YAML::Node n = top.get("serving");

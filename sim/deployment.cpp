@@ -100,7 +100,10 @@ std::expected<Deployment, std::string> deploy(const topology::Topology& t, int r
     const int k = host_replicas[h].front();
     HostPool& p = d.pools[static_cast<std::size_t>(d.sites[static_cast<std::size_t>(k)].pool)];
     p.parts.push_back(g[host_parts[h]].name);
-    p.dram_bytes += s.host.dram.value();
+    // The catalog gives DRAM per host tray or server; CPUs inside a compute tray split the tray's.
+    const bool split =
+        s.host.placement == HostPlacement::in_compute_tray && s.compute_tray.cpus > 1;
+    p.dram_bytes += s.host.dram.value() / (split ? s.compute_tray.cpus : 1);
   }
   return d;
 }

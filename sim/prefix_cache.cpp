@@ -1,16 +1,30 @@
 #include "sim/prefix_cache.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace racktwin::sim {
 
-int PrefixCache::match(const std::vector<std::uint64_t>& blocks) const {
+int PrefixCache::match(const std::vector<std::uint64_t>& blocks, int from) const {
   int n = 0;
-  for (std::uint64_t b : blocks) {
-    if (!entries_.contains(b)) break;
+  for (std::size_t i = static_cast<std::size_t>(std::max(0, from)); i < blocks.size(); ++i) {
+    if (!entries_.contains(blocks[i])) break;
     ++n;
   }
   return n;
+}
+
+int PrefixCache::store(const std::vector<std::uint64_t>& blocks, int capacity) {
+  int added = 0;
+  for (std::uint64_t b : blocks) {
+    auto [it, inserted] = entries_.try_emplace(b);
+    added += inserted ? 1 : 0;
+    if (it->second.pins > 0) continue;
+    if (!inserted) lru_.erase(it->second.lru);
+    it->second.lru = lru_.insert(lru_.end(), b);
+  }
+  if (size() > capacity) evict(size() - capacity);
+  return added;
 }
 
 void PrefixCache::pin(const std::vector<std::uint64_t>& blocks, int n) {
@@ -46,9 +60,10 @@ int PrefixCache::insert_pinned(const std::vector<std::uint64_t>& blocks, int fro
   return added;
 }
 
-int PrefixCache::evict(int n) {
+int PrefixCache::evict(int n, std::vector<std::uint64_t>* evicted) {
   int done = 0;
   while (done < n && !lru_.empty()) {
+    if (evicted != nullptr) evicted->push_back(lru_.front());
     entries_.erase(lru_.front());
     lru_.pop_front();
     ++done;

@@ -17,8 +17,9 @@ class PrefixCache {
   explicit PrefixCache(int block_tokens) : block_tokens_(block_tokens) {}
 
   int block_tokens() const { return block_tokens_; }
-  // Leading blocks of `blocks` present in the cache.
-  int match(const std::vector<std::uint64_t>& blocks) const;
+  // Consecutive blocks of `blocks` present in the cache, from index `from` on (leading blocks by
+  // default).
+  int match(const std::vector<std::uint64_t>& blocks, int from = 0) const;
   // Pins the first n blocks (all present).
   void pin(const std::vector<std::uint64_t>& blocks, int n);
   // Unpins the first n blocks; a block no request pins becomes the most recently used evictable
@@ -26,8 +27,12 @@ class PrefixCache {
   void unpin(const std::vector<std::uint64_t>& blocks, int n);
   // Adds blocks[from, to) pinned; returns how many were not present before.
   int insert_pinned(const std::vector<std::uint64_t>& blocks, int from, int to);
-  // Evicts up to n unpinned blocks, least recently used first; returns how many it evicted.
-  int evict(int n);
+  // Evicts up to n unpinned blocks, least recently used first; returns how many it evicted and
+  // appends their ids to `evicted` when given.
+  int evict(int n, std::vector<std::uint64_t>* evicted = nullptr);
+  // Adds unpinned blocks as the most recently used, or refreshes them; then evicts the least
+  // recently used unpinned blocks beyond `capacity` blocks. Returns how many were added.
+  int store(const std::vector<std::uint64_t>& blocks, int capacity);
 
   int size() const { return static_cast<int>(entries_.size()); }
   int evictable() const { return static_cast<int>(lru_.size()); }

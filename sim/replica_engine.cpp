@@ -36,8 +36,30 @@ void ReplicaEngine::admit_prefilled(Request* r) {
 void ReplicaEngine::make_room(double tokens) {
   const double over = kv_used_ + tokens - kv_capacity_;
   if (over <= 0) return;
-  const int evicted = cache_.evict(static_cast<int>(std::ceil(over / block())));
+  const int evicted =
+      cache_.evict(static_cast<int>(std::ceil(over / block())), host_ ? &evicted_ : nullptr);
   kv_used_ -= evicted * block();
+  if (host_ != nullptr && !evicted_.empty()) {
+    // Written back to host DRAM rather than dropped.
+    host_->store(evicted_, host_capacity_);
+    offloaded_ += static_cast<int>(evicted_.size());
+    stats_.offloaded_blocks += static_cast<std::int64_t>(evicted_.size());
+    evicted_.clear();
+  }
+}
+
+int ReplicaEngine::plan_load(Request* r) {
+  r->load_checked = true;
+  r->loaded_blocks = 0;
+  if (host_ == nullptr || !params_.prefix_cache || r->blocks.empty()) return 0;
+  const int limit = (r->isl - 1) / params_.block_tokens;  // one prompt token is always computed
+  const int in_hbm = std::min(cache_.match(r->blocks), limit);
+  const int n = std::min(host_->match(r->blocks, in_hbm), limit - in_hbm);
+  if (n <= 0) return 0;
+  r->loaded_blocks = in_hbm + n;
+  // Read now: the blocks become the host tier's most recently used.
+  host_->store({r->blocks.begin() + in_hbm, r->blocks.begin() + in_hbm + n}, host_capacity_);
+  return n;
 }
 
 void ReplicaEngine::release(Request* r) {
@@ -135,23 +157,37 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   for (Request* r : waiting_) {
     if (budget <= 0 || seqs >= params_.max_seqs || r->kv_arrived) break;
     if (r->reserved == 0) {  // a new admission: reuse the cached prefix, reserve the rest
-      int matched = 0;
+      int matched = 0, loaded = 0;
       if (params_.prefix_cache && !r->blocks.empty()) {
         // At least one prompt token is computed, to sample the next token.
-        matched = std::min(cache_.match(r->blocks), (r->target - 1) / params_.block_tokens);
+        const int limit = (r->target - 1) / params_.block_tokens;
+        matched = std::min(cache_.match(r->blocks), limit);
+        // Blocks loaded from the host tier extend the match (those HBM still holds count as HBM's).
+        loaded = std::max(0, std::min(r->loaded_blocks, limit) - matched);
       }
       // A prefill replica keeps no output: it reserves the prompt alone.
       const double out = params_.prefill_only ? 1.0 : r->osl - r->generated;
-      const double need = r->target - matched * block() + params_.reserve_output_ratio * out;
-      if (preempted || reserved + need + pinned_kv() > kv_capacity_) break;
+      const double need =
+          r->target - (matched + loaded) * block() + params_.reserve_output_ratio * out;
+      const double incoming = loaded * block();  // loaded blocks become pinned cache entries
+      if (preempted || reserved + need + pinned_kv() + incoming > kv_capacity_ ||
+          kv_used_ - evictable_kv() + incoming > kv_capacity_)
+        break;
       reserved += need;
       r->reserved = need;
       reserved_ += need;
       stats_.prompt_tokens += r->target;
-      if (matched > 0) {
-        cache_.pin(r->blocks, matched);
-        r->cached_blocks = matched;
-        r->prefilled = matched * params_.block_tokens;
+      if (matched > 0) cache_.pin(r->blocks, matched);
+      if (loaded > 0) {
+        make_room(incoming);
+        kv_used_ += cache_.insert_pinned(r->blocks, matched, matched + loaded) * block();
+        stats_.max_kv_used = std::max(stats_.max_kv_used, kv_used_);
+        stats_.offload_hit_tokens += incoming;
+      }
+      r->loaded_blocks = 0;
+      if (matched + loaded > 0) {
+        r->cached_blocks = matched + loaded;
+        r->prefilled = r->cached_blocks * params_.block_tokens;
         r->context = r->prefilled;
         stats_.prefix_hit_tokens += r->prefilled;
       }

@@ -51,6 +51,10 @@ struct Request {
   int cached_blocks = 0;    // leading blocks it holds (pinned) in the replica's prefix cache
   double reserved = 0;      // KV tokens reserved for it at admission (prompt + expected output)
   bool kv_arrived = false;  // disaggregated serving: its prompt's KV came from a prefill replica
+  // KV offload: whether the host tier was looked up for it, and the leading prompt blocks it holds
+  // once the blocks the host tier had are loaded (an index into `blocks`; 0 = none loaded).
+  bool load_checked = false;
+  int loaded_blocks = 0;
 };
 
 struct EngineParams {
@@ -87,9 +91,11 @@ struct EngineStats {
   std::int64_t plans = 0;
   std::int64_t preemptions = 0;
   double max_kv_used = 0;
-  double prompt_tokens = 0;        // prompt tokens admitted (recomputes included)
-  double prefix_hit_tokens = 0;    // of which found in the prefix cache
-  std::vector<SecondBin> seconds;  // index = floor(iteration end time in s)
+  double prompt_tokens = 0;           // prompt tokens admitted (recomputes included)
+  double prefix_hit_tokens = 0;       // of which found in the prefix cache (HBM or host tier)
+  double offload_hit_tokens = 0;      // of which loaded from the host tier
+  std::int64_t offloaded_blocks = 0;  // blocks evicted from HBM and written to the host tier
+  std::vector<SecondBin> seconds;     // index = floor(iteration end time in s)
   // Sums over the committed iterations of the step model's breakdown, in seconds: compute,
   // memory, communication, overhead (they add up to the busy time).
   std::array<double, 4> breakdown_s{};
@@ -111,6 +117,22 @@ class ReplicaEngine {
   // Commits the first j iterations of the last plan; requests that finished are appended to
   // `finished` (their finish time set), and requests whose first token came are stamped.
   void apply(std::size_t j, std::vector<Request*>& finished);
+
+  // KV offload: blocks evicted from HBM go to `tier`, a host DRAM tier of `capacity_blocks` blocks
+  // that other replicas of the same host pool may share (null: no offload).
+  void set_host_tier(PrefixCache* tier, int capacity_blocks) {
+    host_ = tier;
+    host_capacity_ = capacity_blocks;
+  }
+  // For a request about to be admitted: the prompt blocks after those in HBM that the host tier
+  // holds, to be loaded before it is admitted (0: admit it now). Sets r->loaded_blocks.
+  int plan_load(Request* r);
+  // Blocks written to the host tier since the last call.
+  int take_offloaded() {
+    const int n = offloaded_;
+    offloaded_ = 0;
+    return n;
+  }
 
   double kv_used() const { return kv_used_; }
   double kv_capacity() const { return kv_capacity_; }
@@ -146,6 +168,10 @@ class ReplicaEngine {
   double reserved_ = 0;     // sum of the admitted sequences' reservations
   double credit_ = 0;       // fractional tokens carried over between speculative decode steps
   PrefixCache cache_;
+  PrefixCache* host_ = nullptr;
+  int host_capacity_ = 0;
+  int offloaded_ = 0;
+  std::vector<std::uint64_t> evicted_;
   EngineStats stats_;
   // The last plan.
   std::vector<double> boundaries_;

@@ -60,12 +60,19 @@ struct Point {
   int total = 0;    // replicas of both pools
   double kv_bytes_per_token = 0;  // one copy of a sequence's KV in a replica
   std::vector<sg4::Host*> replica_hosts;
-  std::vector<sg4::Mailbox*> kv_mailbox;  // per decode replica: KV transfers to it
+  std::vector<sg4::Host*> pool_hosts;
+  std::vector<sg4::Mailbox*> kv_mailbox;       // per decode replica: KV transfers to it
+  std::vector<sg4::Mailbox*> offload_mailbox;  // per replica: loads from and writes to host DRAM
+  // KV offload: one host DRAM tier per host pool, shared by its replicas.
+  std::vector<std::unique_ptr<PrefixCache>> host_tiers;
+  double block_bytes = 0;  // one cache block of one sequence's KV
   struct Transfer {
-    Request* r = nullptr;  // nullptr: the run is over
+    Request* r =
+        nullptr;  // delivered to the mover's replica on arrival; nullptr: nothing to deliver
     sg4::Host* from = nullptr;
     sg4::Host* to = nullptr;
     double bytes = 0;
+    bool stop = false;  // the run is over
   };
   std::deque<Transfer> transfers;  // stable addresses: mailboxes carry pointers to them
   bool stop = false;
@@ -191,23 +198,27 @@ void frontend(Point* p) {
   p->stop = true;
   for (auto& w : p->wake) w->notify_all();
   for (int k = p->prefill; k < p->total && p->prefill > 0; ++k) {
-    p->transfers.push_back({});
+    p->transfers.push_back({.stop = true});
     p->kv_mailbox[static_cast<std::size_t>(k)]->put_init(&p->transfers.back(), 0)->detach();
   }
 }
 
-// KV transfers into one decode replica: each is a SimGrid communication from the prefill
-// replica's host to this one's over the generated platform, so concurrent transfers share links.
-// Transfers run side by side; each request joins the replica's inbox when its KV has arrived.
-void kv_receiver(Point* p, int k) {
-  sg4::Mailbox* mb = p->kv_mailbox[static_cast<std::size_t>(k)];
+// KV transfers for one replica, taken from mailbox `mb`: prompt KV into a decode replica from a
+// prefill replica, or blocks between a replica and its host DRAM pool. Each is a SimGrid
+// communication over the generated platform, so concurrent transfers share links. Transfers run
+// side by side; a request waiting for one joins the replica's inbox when it has arrived.
+void mover(Point* p, int k, sg4::Mailbox* mb) {
   Point::Transfer* incoming = nullptr;
   std::vector<sg4::CommPtr> comms{mb->get_async<Point::Transfer>(&incoming)};
   std::vector<Point::Transfer*> moving{nullptr};
   while (true) {
     const auto i = static_cast<std::size_t>(sg4::Comm::wait_any(comms));
     if (i == 0) {
-      if (incoming->r == nullptr) break;  // the run is over
+      if (incoming->stop) {
+        // The run is over; writes to host DRAM may still be on their way.
+        for (std::size_t c = 1; c < comms.size(); ++c) comms[c]->wait();
+        break;
+      }
       comms.push_back(sg4::Comm::sendto_async(incoming->from, incoming->to,
                                               static_cast<std::uint64_t>(incoming->bytes)));
       moving.push_back(incoming);
@@ -217,6 +228,7 @@ void kv_receiver(Point* p, int k) {
     Request* r = moving[i]->r;
     comms.erase(comms.begin() + static_cast<std::ptrdiff_t>(i));
     moving.erase(moving.begin() + static_cast<std::ptrdiff_t>(i));
+    if (r == nullptr) continue;  // a write to host DRAM: nobody waits for it
     std::unique_lock lock(*p->mutex);
     r->ready = sg4::Engine::get_clock();
     p->inbox[static_cast<std::size_t>(k)].push_back(r);
@@ -232,14 +244,36 @@ void replica(Point* p, int k) {
   double now = 0.0;  // logical time: the last boundary or the arrival that woke an idle replica
   std::vector<Request*> finished;
   const bool decode_pool = p->prefill > 0 && k >= p->prefill;
+  const bool offload = !p->host_tiers.empty();
+  sg4::Host* here = p->replica_hosts[static_cast<std::size_t>(k)];
+  const auto pool_index =
+      static_cast<std::size_t>(p->deployment->sites[static_cast<std::size_t>(k)].pool);
+  sg4::Host* pool = offload ? p->pool_hosts[pool_index] : nullptr;
+  auto move = [&](Point::Transfer t) {
+    p->transfers.push_back(t);
+    p->offload_mailbox[static_cast<std::size_t>(k)]->put_init(&p->transfers.back(), 0)->detach();
+  };
   auto drain = [&] {
     while (!inbox.empty()) {
-      if (decode_pool)
-        e.admit_prefilled(inbox.front());
-      else
-        e.admit(inbox.front());
+      Request* r = inbox.front();
       inbox.pop_front();
+      if (decode_pool) {
+        e.admit_prefilled(r);
+      } else if (offload && !r->load_checked) {
+        // Blocks the host tier holds are loaded over the host link before it is admitted.
+        const int n = e.plan_load(r);
+        if (n > 0)
+          move({r, pool, here, n * p->block_bytes});
+        else
+          e.admit(r);
+      } else {
+        e.admit(r);
+      }
     }
+  };
+  auto write_back = [&] {
+    if (!offload) return;
+    if (const int n = e.take_offloaded(); n > 0) move({nullptr, here, pool, n * p->block_bytes});
   };
   try {
     while (true) {
@@ -273,6 +307,7 @@ void replica(Point* p, int k) {
       now = b[j - 1];
       finished.clear();
       e.apply(j, finished);
+      write_back();
       for (Request* r : finished) p->done.push_back(r);
       if (!finished.empty()) {
         p->done_cv->notify_one();
@@ -287,6 +322,7 @@ void replica(Point* p, int k) {
     p->error = ex.what();
     p->done_cv->notify_all();
   }
+  if (offload) move({.stop = true});
 }
 
 bool& engine_used() {
@@ -419,7 +455,9 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     // when there are fewer heads than ranks); an MLA latent is whole on a rank; stages split
     // layers.
     const auto& att = s.model->attention;
-    const double shards = att.kind == AttentionKind::gqa ? std::min(s.layout.tp, att.kv_heads) : 1;
+    const double shards = att.kind == AttentionKind::gqa && !s.layout.dp_attention
+                              ? std::min(s.layout.tp, att.kv_heads)
+                              : 1;
     p->kv_bytes_per_token = sm->kv_bytes_per_token_per_xpu().value() * shards * s.layout.pp;
     results[i].domains = placed->domains;
     EngineParams ep = s.engine;
@@ -430,6 +468,20 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       EngineParams role = ep;
       role.prefill_only = k < s.prefill_replicas;
       p->engines.push_back(std::make_unique<ReplicaEngine>(*p->model, plan.kv_tokens, role));
+    }
+    // KV offload: a host DRAM tier per host pool, in blocks of one sequence's KV.
+    p->block_bytes = p->kv_bytes_per_token * ep.block_tokens;
+    if (s.host_offload > 0 && ep.prefix_cache) {
+      int capacity = 0;
+      for (const HostPool& pool : placed->pools) {
+        p->host_tiers.push_back(std::make_unique<PrefixCache>(ep.block_tokens));
+        capacity = static_cast<int>(
+            std::min(2e9, std::floor(pool.dram_bytes * s.host_offload / p->block_bytes)));
+        for (int k : pool.replicas)
+          p->engines[static_cast<std::size_t>(k)]->set_host_tier(p->host_tiers.back().get(),
+                                                                 capacity);
+      }
+      results[i].host_tier_blocks = capacity;
     }
     results[i].kv_capacity_tokens = plan.kv_tokens;
     progress.total += static_cast<std::int64_t>(p->requests.size());
@@ -464,7 +516,7 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     sg4::Host* front = root->create_host(prefix + "/frontend", 1e9);
     hosts[i].push_back(front);
     auto* control = root->create_link(prefix + "/control", 1e15)->seal();
-    std::vector<sg4::Host*> pools;
+    std::vector<sg4::Host*>& pools = p->pool_hosts;
     for (std::size_t j = 0; j < d.pools.size(); ++j)
       pools.push_back(root->create_host(prefix + "/pool" + std::to_string(j), 1e9));
     struct Ports {
@@ -525,10 +577,20 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       p->wake.push_back(sg4::ConditionVariable::create());
       sg4::Host* h = hosts[i][static_cast<std::size_t>(k) + 1];
       sg4::Actor::create("replica", h, [p, k] { replica(p, k); });
-      p->kv_mailbox.push_back(
-          sg4::Mailbox::by_name("point" + std::to_string(i) + "/kv" + std::to_string(k)));
-      if (k >= p->prefill && p->prefill > 0)
-        sg4::Actor::create("kv-receiver", h, [p, k] { kv_receiver(p, k); });
+      const std::string name = "point" + std::to_string(i) + "/replica" + std::to_string(k);
+      p->kv_mailbox.push_back(sg4::Mailbox::by_name(name + "/kv"));
+      p->offload_mailbox.push_back(sg4::Mailbox::by_name(name + "/offload"));
+      if (k >= p->prefill && p->prefill > 0) {
+        sg4::Mailbox* mb = p->kv_mailbox.back();
+        sg4::Actor::create("kv-receiver", h, [p, k, mb] { mover(p, k, mb); });
+      }
+      if (!p->host_tiers.empty()) {
+        // On the pool's host: the replica reaches it over its host link.
+        sg4::Mailbox* mb = p->offload_mailbox.back();
+        const auto pool =
+            static_cast<std::size_t>(p->deployment->sites[static_cast<std::size_t>(k)].pool);
+        sg4::Actor::create("offload", p->pool_hosts[pool], [p, k, mb] { mover(p, k, mb); });
+      }
     }
     sg4::Actor::create("frontend", hosts[i][0], [p] { frontend(p); });
   }
@@ -584,10 +646,12 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       r.input_tps_per_xpu = in_tok / r.duration_s / r.xpus;
       r.mean_concurrency = e2e_sum / r.duration_s;
     }
-    double hit = 0, prompt = 0;
+    double hit = 0, prompt = 0, offload_hit = 0, offloaded = 0;
     for (const auto& e : p->engines) {
       const EngineStats& s = e->stats();
       hit += s.prefix_hit_tokens;
+      offload_hit += s.offload_hit_tokens;
+      offloaded += static_cast<double>(s.offloaded_blocks);
       prompt += s.prompt_tokens;
       r.iterations += s.iterations;
       r.plans += s.plans;
@@ -606,6 +670,8 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       r.iteration_overhead_s /= n_it;
     }
     r.prefix_hit_rate = prompt > 0 ? hit / prompt : 0.0;
+    r.offload_hit_rate = prompt > 0 ? offload_hit / prompt : 0.0;
+    r.offloaded_bytes = offloaded * p->block_bytes;
     auto pm = power::PowerModel::of(*p->spec.system, power::Facility::from(p->spec.facility));
     // One-second series: tokens from the replica engines, completions from the requests.
     std::size_t seconds = static_cast<std::size_t>(std::floor(p->end)) + 1;

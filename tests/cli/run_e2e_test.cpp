@@ -218,6 +218,34 @@ TEST(Run_Errors, BadServingMode_IsAnInputErrorWithItsLine) {
   EXPECT_NE(r.err.find("'1p0d'"), std::string::npos) << r.err;
 }
 
+// KV offload on a replica whose HBM cannot hold every live session (llama-3.3-70b in tp4 on
+// H100): with host_offload the blocks HBM evicts go to the server's host DRAM over the host link,
+// and later turns load them back, so more of the prompt is a cache hit and throughput rises.
+TEST(Run_Offload, HostDramTurnsEvictionsIntoHits) {
+  auto point = [](const std::string& share) {
+    const auto path = std::filesystem::temp_directory_path() / "racktwin-offload.yaml";
+    std::ofstream(path) << "name: o\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\n"
+                           "workloads: [{id: a, kind: agentic, sessions_per_client: 2, "
+                           "max_context: 131072}]\nlayouts: {named: [tp4]}\nconcurrency: [32]\n"
+                           "replicas: 2\nrouter: session_affinity\nhost_offload: "
+                        << share << "\n";
+    auto r = run("run " + path.string() + " --json");
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["points"][0];
+  };
+  const json off = point("0");
+  const json on = point("0.75");
+  ASSERT_EQ(on["error"], "");
+  EXPECT_EQ(off["offload_hit_rate"], 0.0);
+  EXPECT_EQ(off["offloaded_bytes"], 0.0);
+  EXPECT_GT(on["offload_hit_rate"].get<double>(), 0.01);
+  EXPECT_GT(on["offloaded_bytes"].get<double>(), 1e11);
+  EXPECT_GT(on["prefix_hit_rate"].get<double>(), off["prefix_hit_rate"].get<double>() + 0.01);
+  EXPECT_GT(on["total_tps_per_xpu"].get<double>(), off["total_tps_per_xpu"].get<double>());
+  EXPECT_EQ(on["completed"], off["completed"]);
+}
+
 TEST(Run_Options, TimeseriesNeedsJson) {
   auto r = run("run " + src("tests/sim/golden/small.yaml") + " --timeseries");
   EXPECT_EQ(r.exit_code, 2);

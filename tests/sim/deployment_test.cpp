@@ -42,6 +42,8 @@ TEST(Deployment_Gb200, ReplicasSharingAGraceShareItsPool) {
   EXPECT_NE(d->sites[1].pool, d->sites[2].pool);
   EXPECT_EQ(d->pools[0].replicas, (std::vector<int>{0, 1}));
   EXPECT_EQ(d->pools[0].parts.size(), 1u);
+  // A compute tray's 960 GB of LPDDR5X is split between its two Graces.
+  EXPECT_NEAR(d->pools[0].dram_bytes, 480e9, 1.0);
 }
 
 TEST(Deployment_Domains, MoreReplicasThanADomainHolds_BuildMoreDomains) {

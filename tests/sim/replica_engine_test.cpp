@@ -221,6 +221,55 @@ TEST(ReplicaEngine_Disaggregated, PrefillHandsOn_DecodeAdmitsWithinTheCache) {
   EXPECT_LE(decode.stats().max_kv_used, capacity);
 }
 
+// KV offload: blocks evicted from HBM go to the host tier; a later request whose prefix HBM lost
+// finds it there (plan_load), and once loaded it is admitted with those blocks as a prefix hit.
+TEST(ReplicaEngine_Offload, EvictedBlocksGoToHost_AndComeBackAsHits) {
+  const auto m = model("llama-3.3-70b", "h200-hgx", "tp8");
+  PrefixCache host(512);
+  const double capacity = 6 * 512;  // HBM holds six blocks
+  ReplicaEngine e(m, capacity, EngineParams{});
+  e.set_host_tier(&host, 100);
+  double now = 0;
+  auto finish = [&] {  // runs the engine until it is idle
+    std::vector<Request*> done;
+    while (e.busy()) {
+      const auto b = e.plan(now);
+      e.apply(b.size(), done);
+      now = b.back();
+      EXPECT_LE(e.kv_used(), capacity);
+    }
+  };
+  auto run_one = [&](Request& r) {
+    EXPECT_EQ(e.plan_load(&r), 0);  // nothing to load
+    e.admit(&r);
+    finish();
+  };
+  Request a, b, again;
+  a.isl = b.isl = 4 * 512;
+  a.osl = b.osl = 8;
+  a.blocks = {1, 2, 3, 4};
+  b.blocks = {5, 6, 7, 8};
+  run_one(a);  // caches 1-4
+  run_one(b);  // needs room: evicts 1-4 (least recently used) to the host tier
+  EXPECT_GE(e.stats().offloaded_blocks, 2);
+  EXPECT_EQ(e.take_offloaded(), e.stats().offloaded_blocks);
+  EXPECT_EQ(e.take_offloaded(), 0);
+  // A follow-up of `a`: its first blocks are on the host, not in HBM.
+  again.isl = 5 * 512;
+  again.osl = 8;
+  again.blocks = {1, 2, 3, 4, 9};
+  const int evicted = static_cast<int>(e.stats().offloaded_blocks);
+  const int to_load = e.plan_load(&again);
+  // The host tier holds the evicted leading blocks (the least recently used went first: 1, 2, ...).
+  EXPECT_EQ(to_load, std::min(4, evicted));
+  EXPECT_GE(to_load, 1);
+  EXPECT_EQ(again.loaded_blocks, to_load);
+  e.admit(&again);
+  finish();
+  EXPECT_DOUBLE_EQ(e.stats().offload_hit_tokens, to_load * 512.0);
+  EXPECT_EQ(again.generated, again.osl);
+}
+
 TEST(ReplicaEngine_Kv, SmallCache_PreemptsButNeverOverflows) {
   const auto m = model("llama-3.3-70b", "h200-hgx", "tp8");
   const auto reqs = inferencex_requests(wl(1024, 1024), 24, 3);
