@@ -200,7 +200,8 @@ std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, P
   };
   std::vector<Mark> marks;
   for (const auto& pp : published) {
-    if (pp.model != g.model || (g.isl > 0 && (pp.isl != g.isl || pp.osl != g.osl))) continue;
+    // Published points are fixed-length workloads: they match a group of the same lengths only.
+    if (pp.model != g.model || g.isl == 0 || pp.isl != g.isl || pp.osl != g.osl) continue;
     if (!to_metric.contains(pp.system)) continue;
     const double k = to_metric[pp.system];
     if (pp.metric == (mw ? "total_tps_per_allin_mw_at" : "total_tps_per_xpu_at") && pp.at)
