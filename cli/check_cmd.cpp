@@ -170,9 +170,7 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
            {"layouts", {{"replica_xpus", sc->layouts.replica_xpus}, {"named", layouts}}},
            {"concurrency", sc->concurrency},
            {"replicas", sc->replicas},
-           {"router", sc->router == RouterPolicy::round_robin        ? "round_robin"
-                      : sc->router == RouterPolicy::session_affinity ? "session_affinity"
-                                                                     : "least_outstanding"},
+           {"router", router_name(sc->router)},
            {"facility",
             {{"pue", sc->facility.pue},
              {"electricity_usd_per_kwh", sc->facility.electricity_price.value() * kJoulesPerKwh},
@@ -213,6 +211,8 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
              sc->router == RouterPolicy::round_robin ? "round robin"
              : sc->router == RouterPolicy::session_affinity
                  ? "by session (sticky), else to the least outstanding"
+             : sc->router == RouterPolicy::prefix_aware
+                 ? "to the longest cached prefix, else to the least outstanding"
                  : "to the least outstanding");
   fmt::print(
       "  facility     PUE {:g}{}, electricity {}{}{}\n", sc->facility.pue,

@@ -4,6 +4,20 @@
 
 namespace racktwin {
 
+std::string router_name(RouterPolicy p) {
+  switch (p) {
+    case RouterPolicy::round_robin:
+      return "round_robin";
+    case RouterPolicy::session_affinity:
+      return "session_affinity";
+    case RouterPolicy::prefix_aware:
+      return "prefix_aware";
+    case RouterPolicy::least_outstanding:
+      break;
+  }
+  return "least_outstanding";
+}
+
 double default_mtp_acceptance(int draft_tokens) {
   double sum = 1.0, term = 1.0;
   for (int i = 0; i < draft_tokens; ++i) {

@@ -86,7 +86,12 @@ struct TraceWorkload {
 
 // session_affinity: every turn of a session goes to the replica that served its first turn (where
 // its prefix is cached); requests without a session go to the least outstanding replica.
-enum class RouterPolicy { least_outstanding, round_robin, session_affinity };
+// prefix_aware: the replica whose prefix cache holds the longest run of the request's leading
+// blocks (ties, and requests without blocks, to the least outstanding), unless that replica has
+// far more requests in flight than the least busy one (docs/scenarios.md gives the rule).
+enum class RouterPolicy { least_outstanding, round_robin, session_affinity, prefix_aware };
+// The scenario word of a policy: "least_outstanding", "round_robin", ...
+std::string router_name(RouterPolicy p);
 
 struct Workload {
   std::string id;

@@ -540,11 +540,13 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
     if (!modes.empty()) sc.serving = modes;
   }
   if (top.has("router")) {
-    auto r = top.choice("router", false, {"least_outstanding", "round_robin", "session_affinity"});
-    if (r)
-      sc.router = *r == "round_robin"        ? RouterPolicy::round_robin
-                  : *r == "session_affinity" ? RouterPolicy::session_affinity
-                                             : RouterPolicy::least_outstanding;
+    const std::vector<RouterPolicy> all{RouterPolicy::least_outstanding, RouterPolicy::round_robin,
+                                        RouterPolicy::session_affinity, RouterPolicy::prefix_aware};
+    std::vector<std::string> names;
+    for (RouterPolicy q : all) names.push_back(router_name(q));
+    auto r = top.choice("router", false, names);
+    for (RouterPolicy q : all)
+      if (r && *r == router_name(q)) sc.router = q;
   }
   if (top.has("facility")) {
     MapReader f(ctx, top.get("facility"), top.child("facility"));

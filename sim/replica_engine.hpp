@@ -134,6 +134,12 @@ class ReplicaEngine {
     return n;
   }
 
+  // Leading blocks of the request's prompt in this replica's HBM prefix cache (prefix-aware
+  // routing).
+  int cached_prefix(const Request& r) const {
+    return r.blocks.empty() ? 0 : cache_.match(r.blocks);
+  }
+
   double kv_used() const { return kv_used_; }
   double kv_capacity() const { return kv_capacity_; }
   const EngineStats& stats() const { return stats_; }

@@ -73,10 +73,10 @@ struct PointResult {
   Stats ttft, tpot, e2e;              // seconds
   double interactivity = 0;           // tok/s/user = 1 / median TPOT
   double e2e_norm_interactivity = 0;  // 1 / P90(E2E / OSL)
-  double prefix_hit_rate = 0;  // prompt tokens found in the prefix cache / prompt tokens admitted
-  double offload_hit_rate = 0;   // prompt tokens loaded from host DRAM / prompt tokens admitted
-  double offloaded_bytes = 0;    // KV written from HBM to host DRAM over the run
-  double host_tier_blocks = 0;   // capacity of a replica's host DRAM tier, in cache blocks
+  double prefix_hit_rate = 0;   // prompt tokens found in the prefix cache / prompt tokens admitted
+  double offload_hit_rate = 0;  // prompt tokens loaded from host DRAM / prompt tokens admitted
+  double offloaded_bytes = 0;   // KV written from HBM to host DRAM over the run
+  double host_tier_blocks = 0;  // capacity of a replica's host DRAM tier, in cache blocks
   // Disaggregated serving: prompt KV moved from prefill to decode replicas (measured requests).
   double kv_transfer_bytes = 0;  // per request, mean
   double kv_transfer_s = 0;      // per request, mean time from sent to received

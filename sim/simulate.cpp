@@ -102,6 +102,23 @@ void frontend(Point* p) {
                       : nullptr;
     if (sticky != nullptr && *sticky >= 0) {
       k = *sticky;
+    } else if (p->spec.router == RouterPolicy::prefix_aware && !r->blocks.empty()) {
+      // The longest cached prefix wins, unless that replica is far busier than the least busy
+      // (more than 8 requests and 50% more in flight): then load balance.
+      const int idle = least_outstanding(0, pool);
+      int best = -1, longest = 0;
+      for (int c = 0; c < pool; ++c) {
+        const int m = p->engines[static_cast<std::size_t>(c)]->cached_prefix(*r);
+        if (m > longest || (m == longest && m > 0 &&
+                            p->in_flight[static_cast<std::size_t>(c)] <
+                                p->in_flight[static_cast<std::size_t>(best)])) {
+          best = c;
+          longest = m;
+        }
+      }
+      const double busy = best < 0 ? 0 : p->in_flight[static_cast<std::size_t>(best)];
+      const double least = p->in_flight[static_cast<std::size_t>(idle)];
+      k = best >= 0 && !(busy > least + 8 && busy > 1.5 * least) ? best : idle;
     } else if (p->spec.router == RouterPolicy::round_robin) {
       k = turn;
       turn = (turn + 1) % pool;

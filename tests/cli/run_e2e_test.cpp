@@ -74,6 +74,14 @@ TEST(Run_Routing, SessionAffinity_KeepsPrefixHitsThatRoundRobinLoses) {
             example_trace_hit_rate("", "replicas: 2\nrouter: round_robin\n"));
 }
 
+// Prefix-aware routing finds each turn's cached prefix without session ids, and also a prefix
+// another session left on a replica: at least session affinity's hit rate on the example trace.
+TEST(Run_Routing, PrefixAware_FindsCachedPrefixes) {
+  const double aware = example_trace_hit_rate("", "replicas: 2\nrouter: prefix_aware\n");
+  EXPECT_GE(aware, example_trace_hit_rate("", "replicas: 2\nrouter: session_affinity\n"));
+  EXPECT_GT(aware, example_trace_hit_rate("", "replicas: 2\nrouter: least_outstanding\n") + 0.1);
+}
+
 TEST(Run_Agentic, ShippedScenario_FinishesAndPrintsItsTable) {
   auto r = run("run " + src("scenarios/agentic-multiturn.yaml"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
