@@ -71,6 +71,11 @@ int render(const db::Store& store, std::int64_t run, const std::string& dir,
     }
     files += static_cast<int>(written->size());
   }
+  if (files == 0) {
+    fmt::print(stderr, "racktwin: run {} has no simulated point to chart (state: {})\n", run,
+               data->info.state());
+    return kExitInput;
+  }
   if (!quiet) fmt::print("Wrote {} chart files of run {} to {}\n", files, run, dir);
   return kExitOk;
 }

@@ -185,10 +185,18 @@ RunInfo read_run(SQLite::Statement& q) {
 
 std::string RunInfo::state() const {
   if (status != "running") return status;
-  // Still marked running: alive only if its process exists on this host.
-  if (host == this_host() && pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM))
-    return "running";
-  return "incomplete";
+  // Still marked running: alive only if its process exists on this host (a killed process that
+  // its parent has not reaped yet, a zombie, is gone).
+  if (host != this_host() || pid <= 0) return "incomplete";
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return "incomplete";
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (std::getline(stat, line)) {
+    const auto close = line.rfind(')');  // "pid (name) S ...": the state follows the name
+    if (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z')
+      return "incomplete";
+  }
+  return "running";
 }
 
 Store::Store(std::string path) : path_(std::move(path)) {}

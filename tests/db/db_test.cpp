@@ -3,12 +3,14 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "db/compare.hpp"
 #include "db/export.hpp"
@@ -192,6 +194,17 @@ TEST_F(Db, Run_NotFinished_ShowsIncompleteOnceItsProcessIsGone) {
     raw.exec("UPDATE runs SET pid = 999999999");  // no such process
   }
   EXPECT_EQ(s->info(id)->state(), "incomplete");
+  // A process that was killed but not yet reaped by its parent (a zombie) is gone too.
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // it has exited, not been reaped
+  {
+    SQLite::Database raw(path("r.db"), SQLite::OPEN_READWRITE);
+    raw.exec("UPDATE runs SET pid = " + std::to_string(child));
+  }
+  EXPECT_EQ(s->info(id)->state(), "incomplete");
+  ::waitpid(child, nullptr, 0);
 }
 
 TEST_F(Db, Remove_DeletesTheRunAndEverythingItOwns) {
