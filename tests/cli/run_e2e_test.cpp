@@ -253,6 +253,56 @@ TEST(Run_Offload, HostDramTurnsEvictionsIntoHits) {
   EXPECT_EQ(on["completed"], off["completed"]);
 }
 
+// Failures: four llama-3.3-70b replicas (tp8) on one GB300 NVL72 rack. A dead compute tray takes
+// replica 0 down at 10 s: its requests restart on the others, and it serves again after the 30 s
+// repair plus its weight reload. A dead power feed takes the whole rack down: no token comes out
+// until it is repaired. A part the deployment does not have is a point error naming it.
+TEST(Run_Failures, RequestsRestart_ServiceRecoversAfterRepairAndReload) {
+  auto point = [](const std::string& failures) {
+    const auto path = std::filesystem::temp_directory_path() / "racktwin-failures.yaml";
+    std::ofstream(path) << "name: f\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
+                           "workloads: [{isl: 8192, osl: 1024}]\nlayouts: {named: [tp8]}\n"
+                           "concurrency: [64]\nreplicas: 4\n"
+                        << failures;
+    auto r = run("run " + path.string() + " --json --timeseries");
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["points"][0];
+  };
+  const json healthy = point("");
+  const json tray = point("failures: [{part: compute_tray, index: 0, at: 10 s, repair: 30 s}]\n");
+  const json feed = point("failures: [{part: power_feed, index: 0, at: 10 s, repair: 30 s}]\n");
+  const json missing = point("failures: [{part: compute_tray, index: 99, at: 1 s}]\n");
+  ASSERT_EQ(tray["error"], "");
+  for (const json* p : {&healthy, &tray, &feed}) EXPECT_EQ((*p)["completed"], 640);
+  EXPECT_EQ(healthy["retried_requests"], 0);
+  EXPECT_GT(tray["retried_requests"].get<int>(), 0);
+  EXPECT_LE(tray["retried_requests"].get<int>(), 16);  // at most replica 0's share of 64 clients
+  // Repair, then the weights (tens of GB) over the replica's host links: well under a second.
+  EXPECT_GT(tray["recovery_s"].get<double>(), 30.0);
+  EXPECT_LT(tray["recovery_s"].get<double>(), 31.0);
+  EXPECT_LT(tray["total_tps_per_xpu"].get<double>(), healthy["total_tps_per_xpu"].get<double>());
+  // The rack's feed: every replica down from 10 s to 40 s, nothing produced in between.
+  EXPECT_EQ(feed["retried_requests"], 64);
+  const auto& out = feed["timeseries_1s"]["output_tokens"];
+  for (std::size_t t = 11; t < 40; ++t) EXPECT_EQ(out[t].get<double>(), 0.0) << t;
+  EXPECT_GT(out[42].get<double>(), 0.0);
+  EXPECT_NEAR(feed["replica_down_s"].get<double>(), 4 * 30.0, 4 * 1.0);
+  EXPECT_NE(missing["error"].get<std::string>().find("compute_tray"), std::string::npos);
+}
+
+TEST(Run_Errors, UnknownFailurePart_IsAnInputErrorWithItsLine) {
+  const auto path = std::filesystem::temp_directory_path() / "racktwin-failure-bad.yaml";
+  std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                         "workloads: [{isl: 1024, osl: 128}]\nconcurrency: [1]\n"
+                         "failures: [{part: chana, at: 1 s}]\n";
+  auto r = run("run " + path.string());
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(":6:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("switch_tray"), std::string::npos) << r.err;  // the list of kinds
+}
+
 TEST(Run_Options, TimeseriesNeedsJson) {
   auto r = run("run " + src("tests/sim/golden/small.yaml") + " --timeseries");
   EXPECT_EQ(r.exit_code, 2);
