@@ -27,6 +27,16 @@ json points_of(const std::string& out) {
   return j;
 }
 
+// Runs `racktwin run` on a scenario given as text (written to a temporary file) with `args`.
+racktwin::test::Result run_text(const std::string& name, const std::string& yaml,
+                                const std::string& args = "") {
+  const auto path = std::filesystem::temp_directory_path() / ("racktwin-" + name + ".yaml");
+  std::ofstream(path) << yaml;
+  auto r = run("run " + path.string() + args);
+  std::filesystem::remove(path);
+  return r;
+}
+
 TEST(Run_Golden, SmallScenario_MatchesTheCheckedInOutput) {
   auto r = run("run " + src("tests/sim/golden/small.yaml") + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -56,14 +66,12 @@ TEST(Run_Golden, TraceReplay_MatchesTheCheckedInOutput) {
 // The prefix-hit rate of the example trace on gb300-nvl72 (tp8), with extra workload keys and
 // scenario lines.
 double example_trace_hit_rate(const std::string& workload_keys, const std::string& extra) {
-  const auto path = std::filesystem::temp_directory_path() / "racktwin-trace-hits.yaml";
-  std::ofstream(path) << "name: t\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
-                      << "workloads: [{kind: trace, " << workload_keys
-                      << "file: " << src("scenarios/traces/example-multiturn.jsonl")
-                      << "}]\nlayouts: {named: [tp8]}\n"
-                      << extra;
-  auto r = run("run " + path.string() + " --json");
-  std::filesystem::remove(path);
+  auto r = run_text("trace-hits",
+                    std::string("name: t\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n") +
+                        "workloads: [{kind: trace, " + workload_keys +
+                        "file: " + src("scenarios/traces/example-multiturn.jsonl") +
+                        "}]\nlayouts: {named: [tp8]}\n" + extra,
+                    " --json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.exit_code == 0 ? json::parse(r.out)["points"][0]["prefix_hit_rate"].get<double>() : -1.0;
 }
@@ -138,16 +146,15 @@ TEST(Run_Errors, BadScenario_ExitsTwo) {
 namespace {
 
 // MTP in the serving simulation: with acceptance 1.7 the single-client TBT of deepseek-r1 falls,
-// but by less than 1.7x (a step verifies two tokens and runs the draft module); a stack without
-// speculative decoding gets a plain error for its points.
+// but by less than 1.7x (a step verifies two tokens and runs the draft module).
 TEST(Run_Speculation, MtpLowersTbtByLessThanTheAcceptance) {
   auto tbt = [](const std::string& mtp) {
-    const auto path = std::filesystem::temp_directory_path() / "racktwin-mtp.yaml";
-    std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
-                           "layouts: {named: [tp8-ep8-dpa]}\nworkloads: [{isl: 1024, osl: 256"
-                        << mtp << "}]\nconcurrency: [1]\n";
-    auto r = run("run " + path.string() + " --json");
-    std::filesystem::remove(path);
+    auto r =
+        run_text("mtp",
+                 std::string("name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                             "layouts: {named: [tp8-ep8-dpa]}\nworkloads: [{isl: 1024, osl: 256") +
+                     mtp + "}]\nconcurrency: [1]\n",
+                 " --json");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const json j = json::parse(r.out);
     EXPECT_EQ(j["points"][0]["error"], "");
@@ -160,12 +167,10 @@ TEST(Run_Speculation, MtpLowersTbtByLessThanTheAcceptance) {
 }
 
 TEST(Run_Errors, MtpAcceptanceAboveDraftPlusOne_IsAnInputError) {
-  const auto path = std::filesystem::temp_directory_path() / "racktwin-mtp-bad.yaml";
-  std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
-                         "workloads: [{isl: 1024, osl: 128, mtp: true, mtp_acceptance: 2.5}]\n"
-                         "concurrency: [1]\n";
-  auto r = run("run " + path.string());
-  std::filesystem::remove(path);
+  auto r = run_text("mtp-bad",
+                    "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                    "workloads: [{isl: 1024, osl: 128, mtp: true, mtp_acceptance: 2.5}]\n"
+                    "concurrency: [1]\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("exceeds mtp_draft_tokens + 1"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(":4:"), std::string::npos) << r.err;
@@ -177,12 +182,11 @@ TEST(Run_Errors, MtpAcceptanceAboveDraftPlusOne_IsAnInputError) {
 // direction); the point counts both pools' XPUs. Jalapeno's stack has no disaggregation: its
 // points carry an error, and the run still reports the others.
 TEST(Run_Disaggregated, EveryRequestOnce_KvCrossesTheFabric) {
-  const auto path = std::filesystem::temp_directory_path() / "racktwin-disagg.yaml";
-  std::ofstream(path) << "name: d\nsystems: [gb200-nvl72, jalapeno-a0]\nmodels: [deepseek-r1]\n"
-                         "layouts: {named: [tp8-ep8-dpa]}\nserving: [aggregated, 1p1d]\n"
-                         "workloads: [{isl: 8192, osl: 1024}]\nconcurrency: [16]\n";
-  auto r = run("run " + path.string() + " --json");
-  std::filesystem::remove(path);
+  auto r = run_text("disagg",
+                    "name: d\nsystems: [gb200-nvl72, jalapeno-a0]\nmodels: [deepseek-r1]\n"
+                    "layouts: {named: [tp8-ep8-dpa]}\nserving: [aggregated, 1p1d]\n"
+                    "workloads: [{isl: 8192, osl: 1024}]\nconcurrency: [16]\n",
+                    " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
   int checked = 0;
@@ -214,12 +218,10 @@ TEST(Run_Disaggregated, EveryRequestOnce_KvCrossesTheFabric) {
 }
 
 TEST(Run_Errors, BadServingMode_IsAnInputErrorWithItsLine) {
-  const auto path = std::filesystem::temp_directory_path() / "racktwin-serving-bad.yaml";
-  std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
-                         "serving: [aggregated, 1p0d]\n"
-                         "workloads: [{isl: 1024, osl: 128}]\nconcurrency: [1]\n";
-  auto r = run("run " + path.string());
-  std::filesystem::remove(path);
+  auto r = run_text("serving-bad",
+                    "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                    "serving: [aggregated, 1p0d]\n"
+                    "workloads: [{isl: 1024, osl: 128}]\nconcurrency: [1]\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(":4:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("'1p0d'"), std::string::npos) << r.err;
@@ -230,14 +232,14 @@ TEST(Run_Errors, BadServingMode_IsAnInputErrorWithItsLine) {
 // and later turns load them back, so more of the prompt is a cache hit and throughput rises.
 TEST(Run_Offload, HostDramTurnsEvictionsIntoHits) {
   auto point = [](const std::string& share) {
-    const auto path = std::filesystem::temp_directory_path() / "racktwin-offload.yaml";
-    std::ofstream(path) << "name: o\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\n"
-                           "workloads: [{id: a, kind: agentic, sessions_per_client: 2, "
-                           "max_context: 131072}]\nlayouts: {named: [tp4]}\nconcurrency: [32]\n"
-                           "replicas: 2\nrouter: session_affinity\nhost_offload: "
-                        << share << "\n";
-    auto r = run("run " + path.string() + " --json");
-    std::filesystem::remove(path);
+    auto r =
+        run_text("offload",
+                 std::string("name: o\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\n"
+                             "workloads: [{id: a, kind: agentic, sessions_per_client: 2, "
+                             "max_context: 131072}]\nlayouts: {named: [tp4]}\nconcurrency: [32]\n"
+                             "replicas: 2\nrouter: session_affinity\nhost_offload: ") +
+                     share + "\n",
+                 " --json");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return json::parse(r.out)["points"][0];
   };
@@ -259,13 +261,12 @@ TEST(Run_Offload, HostDramTurnsEvictionsIntoHits) {
 // until it is repaired. A part the deployment does not have is a point error naming it.
 TEST(Run_Failures, RequestsRestart_ServiceRecoversAfterRepairAndReload) {
   auto point = [](const std::string& failures) {
-    const auto path = std::filesystem::temp_directory_path() / "racktwin-failures.yaml";
-    std::ofstream(path) << "name: f\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
-                           "workloads: [{isl: 8192, osl: 1024}]\nlayouts: {named: [tp8]}\n"
-                           "concurrency: [64]\nreplicas: 4\n"
-                        << failures;
-    auto r = run("run " + path.string() + " --json --timeseries");
-    std::filesystem::remove(path);
+    auto r = run_text("failures",
+                      std::string("name: f\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
+                                  "workloads: [{isl: 8192, osl: 1024}]\nlayouts: {named: [tp8]}\n"
+                                  "concurrency: [64]\nreplicas: 4\n") +
+                          failures,
+                      " --json --timeseries");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return json::parse(r.out)["points"][0];
   };
@@ -292,12 +293,10 @@ TEST(Run_Failures, RequestsRestart_ServiceRecoversAfterRepairAndReload) {
 }
 
 TEST(Run_Errors, UnknownFailurePart_IsAnInputErrorWithItsLine) {
-  const auto path = std::filesystem::temp_directory_path() / "racktwin-failure-bad.yaml";
-  std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
-                         "workloads: [{isl: 1024, osl: 128}]\nconcurrency: [1]\n"
-                         "failures: [{part: chana, at: 1 s}]\n";
-  auto r = run("run " + path.string());
-  std::filesystem::remove(path);
+  auto r = run_text("failure-bad",
+                    "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                    "workloads: [{isl: 1024, osl: 128}]\nconcurrency: [1]\n"
+                    "failures: [{part: chana, at: 1 s}]\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(":6:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("switch_tray"), std::string::npos) << r.err;  // the list of kinds
