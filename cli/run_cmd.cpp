@@ -124,6 +124,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
               p.replicas = mode.disaggregated() ? mode.decode : sc->replicas;
               p.prefill_replicas = mode.prefill;
               p.host_offload = sc->host_offload;
+            p.failures = sc->failures;
               p.router = sc->router;
               const std::string load = w.kind == WorkloadKind::poisson
                                            ? fmt::format("rate{:.17g}", rate)
@@ -234,6 +235,9 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                      {"interactivity_tok_s_user", r.interactivity},
                      {"e2e_normalised_interactivity", r.e2e_norm_interactivity},
                      {"prefix_hit_rate", r.prefix_hit_rate},
+                     {"retried_requests", r.retried_requests},
+                     {"replica_down_s", r.replica_down_s},
+                     {"recovery_s", r.recovery_s},
                      {"offload_hit_rate", r.offload_hit_rate},
                      {"offloaded_bytes", r.offloaded_bytes},
                      {"host_tier_blocks", r.host_tier_blocks},

@@ -145,6 +145,19 @@ struct ServingMode {
 // Parses "aggregated" or "<P>p<D>d" (P, D >= 1).
 std::expected<ServingMode, std::string> parse_serving_mode(std::string_view label);
 
+// A part that fails during each point's run: the `index`-th part of kind `part` (in the
+// topology's build order) of the point's deployment, at `at_s` seconds of simulated time, back in
+// service `repair_s` later (never, when unset). docs/scenarios.md lists the kinds.
+struct FailureSpec {
+  std::string part;  // a topology part kind: xpu, compute_tray, switch_tray, host, ...
+  int index = 0;
+  double at_s = 0;
+  std::optional<double> repair_s;
+};
+// The part kinds a failure may name.
+inline const std::vector<std::string> kFailureParts{
+    "xpu", "compute_tray", "switch_tray", "host", "compute_rack", "host_rack", "power_feed"};
+
 struct OutputSpec {
   std::optional<std::string> db;     // SQLite results database
   std::optional<std::string> json;   // machine-readable results file
@@ -176,6 +189,7 @@ struct Scenario {
   // KV offload: share of each host DRAM pool (a Katsu tray's, a Grace's, a server's) that holds
   // KV blocks evicted from HBM, for any replica of the pool to load back; 0 = no offload.
   double host_offload = 0;
+  std::vector<FailureSpec> failures;  // parts that fail during every point's run
   RouterPolicy router = RouterPolicy::least_outstanding;
   FacilitySpec facility;
   OutputSpec output;

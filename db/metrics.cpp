@@ -90,6 +90,9 @@ std::vector<Metric> point_metrics(const sim::PointResult& r) {
   add("domains", r.domains, "scale-up domains");
   add("kv_transfer_bytes", r.kv_transfer_bytes, "bytes per request");
   add("kv_transfer_s", r.kv_transfer_s, "s per request");
+  add("retried_requests", count(r.retried_requests), "requests");
+  add("replica_down_s", r.replica_down_s, "replica-seconds");
+  add("recovery_s", r.recovery_s, "s per failure");
   add("mean_concurrency", r.mean_concurrency, "requests");
   add("kv_capacity_tokens", r.kv_capacity_tokens, "tokens per replica");
   add("max_kv_used_tokens", r.max_kv_used, "tokens per replica");

@@ -514,6 +514,38 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
   if (closed_loop || top.has("concurrency")) read_concurrency(ctx, top, sc.concurrency);
   if (auto v = top.integer("replicas", false, 1, 1 << 20)) sc.replicas = static_cast<int>(*v);
   if (auto v = top.number("host_offload", false, 0.0, 1.0)) sc.host_offload = *v;
+  if (top.has("failures")) {
+    YAML::Node n = top.get("failures");
+    const std::string path = top.child("failures");
+    if (!n.IsSequence() || n.size() == 0) {
+      ctx.error(n, path, "expected a non-empty list of failures",
+                "e.g. failures: [{part: switch_tray, index: 2, at: 30 s, repair: 120 s}]");
+    } else {
+      for (std::size_t i = 0; i < n.size(); ++i) {
+        MapReader f(ctx, n[i], yaml::index_path(path, i));
+        if (!f.ok()) continue;
+        FailureSpec x;
+        bool good = true;
+        if (auto v = f.choice("part", true, kFailureParts))
+          x.part = *v;
+        else
+          good = false;
+        if (auto v = f.integer("index", false, 0, 1 << 24)) x.index = static_cast<int>(*v);
+        if (auto v = f.quantity<Seconds>("at", true))
+          x.at_s = v->value();
+        else
+          good = false;
+        if (auto v = f.quantity<Seconds>("repair", false)) x.repair_s = v->value();
+        if (x.at_s < 0 || (x.repair_s && *x.repair_s <= 0)) {
+          ctx.error(n[i], yaml::index_path(path, i),
+                    "a failure's 'at' must be 0 s or later and its 'repair' above 0 s");
+          good = false;
+        }
+        f.finish();
+        if (good) sc.failures.push_back(x);
+      }
+    }
+  }
   if (top.has("serving")) {
     // A list of serving modes (a single one is accepted as a one-element list).
     YAML::Node n = top.get("serving");

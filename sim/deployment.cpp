@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "core/error.hpp"
 
@@ -24,8 +25,9 @@ int find_root(std::vector<int>& parent, int x) {
 
 }  // namespace
 
-std::expected<Deployment, std::string> deploy(const topology::Topology& t, int replica_xpus,
-                                              int replicas) {
+std::expected<Deployment, std::string> deploy(std::shared_ptr<const topology::Topology> shared,
+                                              int replica_xpus, int replicas) {
+  const topology::Topology& t = *shared;
   const System& s = t.system();
   topology::Placement placed;
   try {
@@ -39,6 +41,7 @@ std::expected<Deployment, std::string> deploy(const topology::Topology& t, int r
                            std::to_string(replica_xpus) + " XPUs, not " + std::to_string(replicas));
   const auto& g = t.graph();
   Deployment d;
+  d.topology = shared;
   d.domains = t.domains();
   d.replica_xpus = replica_xpus;
   if (!s.scale_up.empty()) {
@@ -118,8 +121,8 @@ std::expected<Deployment, std::string> deploy(const System& system, int replica_
                            "-XPU scale-up domain of " + system.id);
   try {
     // Replicas one domain holds, then as many domains as the replicas need.
-    const topology::Topology one = topology::build(system, 1);
-    const auto per_domain = static_cast<int>(topology::place(one, replica_xpus).replicas.size());
+    auto one = std::make_shared<const topology::Topology>(topology::build(system, 1));
+    const auto per_domain = static_cast<int>(topology::place(*one, replica_xpus).replicas.size());
     if (per_domain < 1)
       return std::unexpected("no replica of " + std::to_string(replica_xpus) +
                              " XPUs fits a domain of " + system.id);
@@ -130,10 +133,45 @@ std::expected<Deployment, std::string> deploy(const System& system, int replica_
           std::to_string(replicas) + " replicas of " + std::to_string(replica_xpus) +
           " XPUs need " + std::to_string(domains) + " domains of " + system.id + ", beyond the " +
           std::to_string(topology::kMaxDeploymentXpus) + "-XPU limit of one deployment");
-    return deploy(topology::build(system, domains), replica_xpus, replicas);
+    return deploy(std::make_shared<const topology::Topology>(topology::build(system, domains)),
+                  replica_xpus, replicas);
   } catch (const InputError& e) {
     return std::unexpected(std::string(e.what()));
   }
+}
+
+std::expected<std::vector<ReplicaImpact>, std::string> failure_impact(const Deployment& d,
+                                                                      topology::PartKind kind,
+                                                                      int index) {
+  const topology::Topology& t = *d.topology;
+  const auto& g = t.graph();
+  int seen = 0;
+  std::optional<PartId> part;
+  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+    if (g[v].kind != kind) continue;
+    if (seen++ == index) {
+      part = v;
+      break;
+    }
+  }
+  if (!part)
+    return std::unexpected(t.system().id + " has " + std::to_string(seen) + " " +
+                           topology::to_string(kind) +
+                           " part(s) in this deployment, so no number " + std::to_string(index));
+  const PartId failed[] = {*part};
+  const topology::Impact impact = topology::assess(t, failed);
+  std::vector<double> fraction(t.xpus().size(), 1.0);
+  for (const auto& a : impact.affected)
+    fraction[static_cast<std::size_t>(t.ordinal(a.xpu))] = a.scale_up_fraction;
+  std::vector<ReplicaImpact> out(d.sites.size());
+  for (std::size_t k = 0; k < d.sites.size(); ++k) {
+    for (int x : d.sites[k].xpus) {
+      out[k].down = out[k].down || !impact.in_service(x);
+      out[k].scale_up_fraction =
+          std::min(out[k].scale_up_fraction, fraction[static_cast<std::size_t>(x)]);
+    }
+  }
+  return out;
 }
 
 }  // namespace racktwin::sim

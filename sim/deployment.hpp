@@ -5,6 +5,7 @@
 // SimGrid here (sim/simulate.cpp turns a Deployment into a platform), so tests read it directly.
 
 #include <expected>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,9 @@ struct HostPool {
 };
 
 struct Deployment {
-  int domains = 0;       // scale-up domains built
-  int replica_xpus = 0;  // XPUs per replica
+  std::shared_ptr<const topology::Topology> topology;  // what the replicas are placed on
+  int domains = 0;                                     // scale-up domains built
+  int replica_xpus = 0;                                // XPUs per replica
   std::vector<Site> sites;
   std::vector<HostPool> pools;
   double rack_latency_s = 0;       // one transfer across the scale-up fabric within a rack
@@ -52,7 +54,20 @@ struct Deployment {
 std::expected<Deployment, std::string> deploy(const System& system, int replica_xpus, int replicas);
 
 // The same on a given topology (its domains must hold the replicas).
-std::expected<Deployment, std::string> deploy(const topology::Topology& t, int replica_xpus,
-                                              int replicas);
+std::expected<Deployment, std::string> deploy(std::shared_ptr<const topology::Topology> t,
+                                              int replica_xpus, int replicas);
+
+// What a failed part does to each replica, from topology::assess: a replica with a lost or
+// cut-off XPU is down; otherwise it keeps the smallest scale-up fraction of its XPUs.
+struct ReplicaImpact {
+  bool down = false;
+  double scale_up_fraction = 1.0;
+};
+
+// The `index`-th part (in build order) of kind `kind` of the deployment's topology, failed:
+// its effect on every replica. Fails when the topology has no such part.
+std::expected<std::vector<ReplicaImpact>, std::string> failure_impact(const Deployment& d,
+                                                                      topology::PartKind kind,
+                                                                      int index);
 
 }  // namespace racktwin::sim

@@ -33,6 +33,30 @@ void ReplicaEngine::admit_prefilled(Request* r) {
   waiting_.push_back(r);
 }
 
+std::vector<Request*> ReplicaEngine::fail() {
+  std::vector<Request*> lost(running_.begin(), running_.end());
+  lost.insert(lost.end(), waiting_.begin(), waiting_.end());
+  running_.clear();
+  waiting_.clear();
+  cache_ = PrefixCache(params_.block_tokens);
+  kv_used_ = context_sum_ = reserved_ = credit_ = 0;
+  offloaded_ = 0;
+  boundaries_.clear();
+  durations_.clear();
+  compute_activity_.clear();
+  memory_activity_.clear();
+  chunks_.clear();
+  for (Request* r : lost) {
+    r->generated = r->prefilled = r->target = r->kv_tokens = r->context = r->cached_blocks = 0;
+    r->reserved = 0;
+    r->kv_arrived = r->load_checked = false;
+    r->loaded_blocks = 0;
+    r->first_token = -1;  // the client sees a new stream when the request is restarted
+    r->failed = true;
+  }
+  return lost;
+}
+
 void ReplicaEngine::make_room(double tokens) {
   const double over = kv_used_ + tokens - kv_capacity_;
   if (over <= 0) return;

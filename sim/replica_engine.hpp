@@ -51,6 +51,7 @@ struct Request {
   int cached_blocks = 0;    // leading blocks it holds (pinned) in the replica's prefix cache
   double reserved = 0;      // KV tokens reserved for it at admission (prompt + expected output)
   bool kv_arrived = false;  // disaggregated serving: its prompt's KV came from a prefill replica
+  bool failed = false;      // its replica failed under it: to be restarted on another
   // KV offload: whether the host tier was looked up for it, and the leading prompt blocks it holds
   // once the blocks the host tier had are loaded (an index into `blocks`; 0 = none loaded).
   bool load_checked = false;
@@ -133,6 +134,13 @@ class ReplicaEngine {
     offloaded_ = 0;
     return n;
   }
+
+  // Times later iterations with another step model of the same replica (a slowed fabric).
+  void set_model(const perf::StepModel& model) { model_ = &model; }
+
+  // The replica failed: it drops every request it holds (returned, to be restarted elsewhere) and
+  // its whole KV cache, prefix blocks included. The statistics are kept.
+  std::vector<Request*> fail();
 
   // Leading blocks of the request's prompt in this replica's HBM prefix cache (prefix-aware
   // routing).

@@ -44,6 +44,7 @@ struct PointSpec {
   int replicas = 1;          // aggregated: replicas; disaggregated: replicas of the decode pool
   int prefill_replicas = 0;  // disaggregated serving: replicas of the prefill pool; 0 = aggregated
   double host_offload = 0;   // share of each host DRAM pool holding KV evicted from HBM; 0 = none
+  std::vector<FailureSpec> failures;  // parts that fail during the run
   std::uint64_t seed = 1;
   perf::Efficiency efficiency;
   perf::MemoryParams memory;
@@ -73,7 +74,13 @@ struct PointResult {
   Stats ttft, tpot, e2e;              // seconds
   double interactivity = 0;           // tok/s/user = 1 / median TPOT
   double e2e_norm_interactivity = 0;  // 1 / P90(E2E / OSL)
-  double prefix_hit_rate = 0;   // prompt tokens found in the prefix cache / prompt tokens admitted
+  double prefix_hit_rate = 0;  // prompt tokens found in the prefix cache / prompt tokens admitted
+  // Failures: requests restarted because their replica went down, the replicas' time out of
+  // service (down, repairing, reloading weights), and the mean time from a failure to the replica
+  // serving again (repair plus weight reload).
+  std::int64_t retried_requests = 0;
+  double replica_down_s = 0;
+  double recovery_s = 0;
   double offload_hit_rate = 0;  // prompt tokens loaded from host DRAM / prompt tokens admitted
   double offloaded_bytes = 0;   // KV written from HBM to host DRAM over the run
   double host_tier_blocks = 0;  // capacity of a replica's host DRAM tier, in cache blocks

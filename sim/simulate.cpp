@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -75,6 +76,26 @@ struct Point {
     bool stop = false;  // the run is over
   };
   std::deque<Transfer> transfers;  // stable addresses: mailboxes carry pointers to them
+  // Failures: per replica, the spans it is out of service (sorted, disjoint; `to` infinite when
+  // never repaired), whether it serves now, and what the failures cost.
+  struct Outage {
+    double from = 0, to = 0;
+  };
+  std::vector<std::vector<Outage>> outages;
+  // Spans in which a replica serves with part of its scale-up bandwidth (a failed switch tray),
+  // timed by a step model of the slowed system.
+  struct Slowdown {
+    double from = 0, to = 0;
+    const perf::StepModel* model = nullptr;
+  };
+  std::vector<std::vector<Slowdown>> slowdowns;
+  std::vector<std::unique_ptr<perf::StepModel>> slow_models;
+  std::vector<char> up;
+  bool revived = false;     // a replica came back: the frontend re-routes parked requests
+  double weight_bytes = 0;  // a replica's weights, reloaded from its host after a repair
+  std::int64_t retried = 0;
+  double down_s = 0, recovered_s = 0;
+  int recoveries = 0;
   bool stop = false;
   double end = 0;  // last finish (logical time)
   std::string error;
@@ -84,30 +105,40 @@ void frontend(Point* p) {
   std::unique_lock lock(*p->mutex);
   const int n = static_cast<int>(p->requests.size());
   int next = 0, completed = 0, turn = 0;
+  // The replica in [from, to) with the fewest requests in flight among those in service (ties to
+  // the lowest index); -1 when every one is down.
   auto least_outstanding = [&](int from, int to) {
-    const auto b = p->in_flight.begin();
-    return static_cast<int>(std::min_element(b + from, b + to) - b);
+    int best = -1;
+    for (int c = from; c < to; ++c)
+      if (p->up[static_cast<std::size_t>(c)] &&
+          (best < 0 || p->in_flight[static_cast<std::size_t>(c)] <
+                           p->in_flight[static_cast<std::size_t>(best)]))
+        best = c;
+    return best;
   };
-  auto issue_index = [&](std::size_t index, int client, double at) {
-    Request* r = &p->requests[index];
-    r->client = client;
-    r->arrival = at;
-    r->ready = at;
+  std::deque<Request*> parked;  // requests waiting for a replica to come back into service
+  // Sends a request, at the current time, to a replica in service by the router's policy.
+  auto route = [&](Request* r) {
     // Requests enter the prefill pool when serving is disaggregated, else any replica.
     const int pool = p->prefill > 0 ? p->prefill : p->total;
-    int k = 0;
+    const int idle = least_outstanding(0, pool);
+    if (idle < 0) {
+      parked.push_back(r);
+      return;
+    }
+    int k = idle;
     const int sess = p->has_graph ? p->graph.session[static_cast<std::size_t>(r->id)] : -1;
     int* sticky = sess >= 0 && p->spec.router == RouterPolicy::session_affinity
                       ? &p->session_replica[static_cast<std::size_t>(sess)]
                       : nullptr;
-    if (sticky != nullptr && *sticky >= 0) {
+    if (sticky != nullptr && *sticky >= 0 && p->up[static_cast<std::size_t>(*sticky)]) {
       k = *sticky;
     } else if (p->spec.router == RouterPolicy::prefix_aware && !r->blocks.empty()) {
       // The longest cached prefix wins, unless that replica is far busier than the least busy
       // (more than 8 requests and 50% more in flight): then load balance.
-      const int idle = least_outstanding(0, pool);
       int best = -1, longest = 0;
       for (int c = 0; c < pool; ++c) {
+        if (!p->up[static_cast<std::size_t>(c)]) continue;
         const int m = p->engines[static_cast<std::size_t>(c)]->cached_prefix(*r);
         if (m > longest || (m == longest && m > 0 &&
                             p->in_flight[static_cast<std::size_t>(c)] <
@@ -120,10 +151,9 @@ void frontend(Point* p) {
       const double least = p->in_flight[static_cast<std::size_t>(idle)];
       k = best >= 0 && !(busy > least + 8 && busy > 1.5 * least) ? best : idle;
     } else if (p->spec.router == RouterPolicy::round_robin) {
+      while (!p->up[static_cast<std::size_t>(turn)]) turn = (turn + 1) % pool;
       k = turn;
       turn = (turn + 1) % pool;
-    } else {  // least outstanding requests; ties to the lowest index
-      k = least_outstanding(0, pool);
     }
     if (sticky != nullptr) *sticky = k;
     r->replica = k;
@@ -131,16 +161,40 @@ void frontend(Point* p) {
     p->inbox[static_cast<std::size_t>(k)].push_back(r);
     p->wake[static_cast<std::size_t>(k)]->notify_one();
   };
+  auto issue_index = [&](std::size_t index, int client, double at) {
+    Request* r = &p->requests[index];
+    r->client = client;
+    r->arrival = at;
+    r->ready = at;
+    route(r);
+  };
   auto issue = [&](int client, double at) {
     issue_index(static_cast<std::size_t>(next++), client, at);
   };
   // Trace replay: requests wait in a queue ordered by their arrival time (then by index).
   std::set<std::pair<double, std::size_t>> scheduled;
   auto collect = [&] {
+    if (p->revived) {
+      p->revived = false;
+      std::deque<Request*> waiting;
+      waiting.swap(parked);
+      for (Request* r : waiting) {
+        r->ready = sg4::Engine::get_clock();
+        route(r);
+      }
+    }
     while (!p->done.empty()) {
       Request* r = p->done.front();
       p->done.pop_front();
       p->in_flight[static_cast<std::size_t>(r->replica)] -= 1;
+      if (r->failed) {
+        // Its replica failed: restart it now on one in service.
+        r->failed = false;
+        r->ready = sg4::Engine::get_clock();
+        p->retried += 1;
+        route(r);
+        continue;
+      }
       if (r->finish < 0) {
         // Prefilled and first token out: its KV goes to the least busy decode replica.
         const int from = r->replica;
@@ -180,7 +234,8 @@ void frontend(Point* p) {
     while (completed < n && p->error.empty()) {
       if (!scheduled.empty()) {
         const auto [at, index] = *scheduled.begin();
-        if (p->done.empty() && p->done_cv->wait_until(lock, at) == std::cv_status::no_timeout) {
+        if (p->done.empty() && !p->revived &&
+            p->done_cv->wait_until(lock, at) == std::cv_status::no_timeout) {
           collect();
           continue;
         }
@@ -190,7 +245,7 @@ void frontend(Point* p) {
         scheduled.erase(scheduled.begin());
         issue_index(index, static_cast<int>(index), at);
       } else {
-        while (p->done.empty() && p->error.empty()) p->done_cv->wait(lock);
+        while (p->done.empty() && !p->revived && p->error.empty()) p->done_cv->wait(lock);
         collect();
       }
     }
@@ -209,7 +264,7 @@ void frontend(Point* p) {
     for (int c = 0; c < clients; ++c) issue(c, 0.0);
   }
   while (completed < n && p->error.empty()) {
-    while (p->done.empty() && p->error.empty()) p->done_cv->wait(lock);
+    while (p->done.empty() && !p->revived && p->error.empty()) p->done_cv->wait(lock);
     collect();
   }
   p->stop = true;
@@ -247,6 +302,14 @@ void mover(Point* p, int k, sg4::Mailbox* mb) {
     moving.erase(moving.begin() + static_cast<std::ptrdiff_t>(i));
     if (r == nullptr) continue;  // a write to host DRAM: nobody waits for it
     std::unique_lock lock(*p->mutex);
+    if (!p->up[static_cast<std::size_t>(k)]) {
+      // The replica failed while the transfer ran: back to the frontend, to restart elsewhere.
+      r->failed = true;
+      r->first_token = -1;
+      p->done.push_back(r);
+      p->done_cv->notify_one();
+      continue;
+    }
     r->ready = sg4::Engine::get_clock();
     p->inbox[static_cast<std::size_t>(k)].push_back(r);
     p->wake[static_cast<std::size_t>(k)]->notify_one();
@@ -292,17 +355,77 @@ void replica(Point* p, int k) {
     if (!offload) return;
     if (const int n = e.take_offloaded(); n > 0) move({nullptr, here, pool, n * p->block_bytes});
   };
+  // Failures: the next span out of service, and going down at time t. The replica hands back
+  // every request it holds or was sent (the frontend restarts them elsewhere), waits for the
+  // repair, reloads its weights from its host over the host link, and serves again with a cold
+  // cache. False when it is never repaired.
+  const auto& outages = p->outages[static_cast<std::size_t>(k)];
+  std::size_t next_outage = 0;
+  const double never = std::numeric_limits<double>::infinity();
+  auto outage_at = [&] { return next_outage < outages.size() ? outages[next_outage].from : never; };
+  auto go_down = [&](double t) {
+    const Point::Outage o = outages[next_outage++];
+    p->up[static_cast<std::size_t>(k)] = 0;
+    std::vector<Request*> lost = e.fail();
+    for (Request* r : inbox) {
+      r->failed = true;
+      lost.push_back(r);
+    }
+    inbox.clear();
+    for (Request* r : lost) p->done.push_back(r);
+    p->done_cv->notify_one();
+    if (o.to == never) return false;
+    lock.unlock();
+    sg4::this_actor::sleep_until(o.to);
+    sg4::Comm::sendto(p->pool_hosts[pool_index], here, static_cast<std::uint64_t>(p->weight_bytes));
+    lock.lock();
+    now = sg4::Engine::get_clock();
+    p->down_s += now - t;
+    p->recovered_s += now - t;
+    p->recoveries += 1;
+    p->up[static_cast<std::size_t>(k)] = 1;
+    p->revived = true;
+    p->done_cv->notify_one();
+    return true;
+  };
   try {
     while (true) {
       if (!e.busy() && inbox.empty()) {
         if (p->stop || !p->error.empty()) break;
-        wake->wait(lock);
+        if (const double cut = outage_at(); cut < never) {
+          if (wake->wait_until(lock, cut) == std::cv_status::timeout) {
+            if (!go_down(cut)) break;
+            continue;
+          }
+        } else {
+          wake->wait(lock);
+        }
         if (!inbox.empty()) now = std::max(now, inbox.front()->ready);
         continue;
       }
       drain();
+      // The step model for now: the slowed one inside a slowdown span.
+      const perf::StepModel* model = p->model.get();
+      for (const auto& sl : p->slowdowns[static_cast<std::size_t>(k)])
+        if (now >= sl.from && now < sl.to) model = sl.model;
+      e.set_model(*model);
       const std::vector<double> b = e.plan(now);
       std::size_t j = b.size();
+      if (const double cut = outage_at(); cut <= b.back()) {
+        // It fails during this plan: the iterations that end before the failure count.
+        const auto before =
+            static_cast<std::size_t>(std::lower_bound(b.begin(), b.end(), cut) - b.begin());
+        lock.unlock();
+        sg4::this_actor::sleep_until(cut);
+        lock.lock();
+        if (before > 0) {
+          finished.clear();
+          e.apply(before, finished);
+          for (Request* r : finished) p->done.push_back(r);
+        }
+        if (!go_down(cut)) break;
+        continue;
+      }
       if (b.size() == 1) {
         lock.unlock();
         sg4::this_actor::sleep_until(b[0]);
@@ -477,6 +600,70 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
                               : 1;
     p->kv_bytes_per_token = sm->kv_bytes_per_token_per_xpu().value() * shards * s.layout.pp;
     results[i].domains = placed->domains;
+    p->weight_bytes = sm->weights_per_xpu().value() * s.layout.xpus();
+    p->outages.assign(static_cast<std::size_t>(total), {});
+    p->up.assign(static_cast<std::size_t>(total), 1);
+    p->slowdowns.assign(static_cast<std::size_t>(total), {});
+    std::map<double, const perf::StepModel*> slowed;  // step models by scale-up fraction
+    if (!s.failures.empty() && s.prefill_replicas > 0) {
+      results[i].error = "failures with disaggregated serving are not simulated yet";
+      points.push_back(nullptr);
+      continue;
+    }
+    std::string failure_error;
+    for (const FailureSpec& f : s.failures) {
+      topology::PartKind kind = topology::PartKind::xpu;
+      for (topology::PartKind q : topology::kAllPartKinds)
+        if (topology::to_string(q) == f.part) kind = q;
+      auto impact = failure_impact(*placed, kind, f.index);
+      if (!impact) {
+        failure_error = impact.error();
+        break;
+      }
+      const double to = f.repair_s ? f.at_s + *f.repair_s : std::numeric_limits<double>::infinity();
+      for (int k = 0; k < total; ++k) {
+        const ReplicaImpact& ri = (*impact)[static_cast<std::size_t>(k)];
+        if (ri.down) {
+          p->outages[static_cast<std::size_t>(k)].push_back({f.at_s, to});
+        } else if (ri.scale_up_fraction < 1.0) {
+          auto& m = slowed[ri.scale_up_fraction];
+          if (m == nullptr) {
+            System slow = *s.system;
+            for (auto& tier : slow.scale_up)
+              tier.bandwidth_per_xpu =
+                  BytesPerSecond(tier.bandwidth_per_xpu.value() * ri.scale_up_fraction);
+            auto sm_slow = perf::StepModel::create(*s.model, slow, catalog, s.layout, s.precision,
+                                                   s.efficiency, spec, s.memory);
+            if (!sm_slow) {
+              failure_error = sm_slow.error();
+              break;
+            }
+            p->slow_models.push_back(std::make_unique<perf::StepModel>(*sm_slow));
+            m = p->slow_models.back().get();
+          }
+          p->slowdowns[static_cast<std::size_t>(k)].push_back({f.at_s, to, m});
+        }
+      }
+      if (!failure_error.empty()) break;
+    }
+    if (!failure_error.empty()) {
+      results[i].error = "failure: " + failure_error;
+      points.push_back(nullptr);
+      continue;
+    }
+    // Overlapping spans of one replica merge into one.
+    for (auto& spans : p->outages) {
+      std::sort(spans.begin(), spans.end(),
+                [](const Point::Outage& a, const Point::Outage& b) { return a.from < b.from; });
+      std::vector<Point::Outage> merged;
+      for (const auto& o : spans) {
+        if (!merged.empty() && o.from <= merged.back().to)
+          merged.back().to = std::max(merged.back().to, o.to);
+        else
+          merged.push_back(o);
+      }
+      spans = merged;
+    }
     EngineParams ep = s.engine;
     ep.fuse = options.fuse;
     ep.max_batched_tokens = s.memory.max_batched_tokens;  // the planner sized the workspace for it
@@ -688,6 +875,12 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
     }
     r.prefix_hit_rate = prompt > 0 ? hit / prompt : 0.0;
     r.offload_hit_rate = prompt > 0 ? offload_hit / prompt : 0.0;
+    r.retried_requests = p->retried;
+    r.replica_down_s = p->down_s;
+    for (const auto& spans : p->outages)  // spans never repaired count to the end of the run
+      for (const auto& o : spans)
+        if (std::isinf(o.to) && o.from < p->end) r.replica_down_s += p->end - o.from;
+    r.recovery_s = p->recoveries > 0 ? p->recovered_s / p->recoveries : 0.0;
     r.offloaded_bytes = offloaded * p->block_bytes;
     auto pm = power::PowerModel::of(*p->spec.system, power::Facility::from(p->spec.facility));
     // One-second series: tokens from the replica engines, completions from the requests.

@@ -27,6 +27,17 @@ json points_of(const std::string& out) {
   return j;
 }
 
+// Runs `racktwin run` on a scenario given as text (written to a temporary file) with `args`.
+racktwin::test::Result run_text(const std::string& name, const std::string& yaml,
+                                const std::string& args = "") {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("racktwin-" + name + "-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(path) << yaml;
+  auto r = run("run " + path.string() + args);
+  std::filesystem::remove(path);
+  return r;
+}
+
 TEST(Run_Golden, SmallScenario_MatchesTheCheckedInOutput) {
   auto r = run("run " + src("tests/sim/golden/small.yaml") + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -56,15 +67,12 @@ TEST(Run_Golden, TraceReplay_MatchesTheCheckedInOutput) {
 // The prefix-hit rate of the example trace on gb300-nvl72 (tp8), with extra workload keys and
 // scenario lines.
 double example_trace_hit_rate(const std::string& workload_keys, const std::string& extra) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("racktwin-trace-hits-" + std::to_string(::getpid()) + ".yaml");
-  std::ofstream(path) << "name: t\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
-                      << "workloads: [{kind: trace, " << workload_keys
-                      << "file: " << src("scenarios/traces/example-multiturn.jsonl")
-                      << "}]\nlayouts: {named: [tp8]}\n"
-                      << extra;
-  auto r = run("run " + path.string() + " --json");
-  std::filesystem::remove(path);
+  auto r = run_text("trace-hits",
+                    std::string("name: t\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n") +
+                        "workloads: [{kind: trace, " + workload_keys +
+                        "file: " + src("scenarios/traces/example-multiturn.jsonl") +
+                        "}]\nlayouts: {named: [tp8]}\n" + extra,
+                    " --json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.exit_code == 0 ? json::parse(r.out)["points"][0]["prefix_hit_rate"].get<double>() : -1.0;
 }
@@ -139,16 +147,15 @@ TEST(Run_Errors, BadScenario_ExitsTwo) {
 namespace {
 
 // MTP in the serving simulation: with acceptance 1.7 the single-client TBT of deepseek-r1 falls,
-// but by less than 1.7x (a step verifies two tokens and runs the draft module); a stack without
-// speculative decoding gets a plain error for its points.
+// but by less than 1.7x (a step verifies two tokens and runs the draft module).
 TEST(Run_Speculation, MtpLowersTbtByLessThanTheAcceptance) {
   auto tbt = [](const std::string& mtp) {
-    const auto path = std::filesystem::temp_directory_path() / "racktwin-mtp.yaml";
-    std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
-                           "layouts: {named: [tp8-ep8-dpa]}\nworkloads: [{isl: 1024, osl: 256"
-                        << mtp << "}]\nconcurrency: [1]\n";
-    auto r = run("run " + path.string() + " --json");
-    std::filesystem::remove(path);
+    auto r =
+        run_text("mtp",
+                 std::string("name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                             "layouts: {named: [tp8-ep8-dpa]}\nworkloads: [{isl: 1024, osl: 256") +
+                     mtp + "}]\nconcurrency: [1]\n",
+                 " --json");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const json j = json::parse(r.out);
     EXPECT_EQ(j["points"][0]["error"], "");
@@ -161,12 +168,10 @@ TEST(Run_Speculation, MtpLowersTbtByLessThanTheAcceptance) {
 }
 
 TEST(Run_Errors, MtpAcceptanceAboveDraftPlusOne_IsAnInputError) {
-  const auto path = std::filesystem::temp_directory_path() / "racktwin-mtp-bad.yaml";
-  std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
-                         "workloads: [{isl: 1024, osl: 128, mtp: true, mtp_acceptance: 2.5}]\n"
-                         "concurrency: [1]\n";
-  auto r = run("run " + path.string());
-  std::filesystem::remove(path);
+  auto r = run_text("mtp-bad",
+                    "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                    "workloads: [{isl: 1024, osl: 128, mtp: true, mtp_acceptance: 2.5}]\n"
+                    "concurrency: [1]\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("exceeds mtp_draft_tokens + 1"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(":4:"), std::string::npos) << r.err;
@@ -178,12 +183,11 @@ TEST(Run_Errors, MtpAcceptanceAboveDraftPlusOne_IsAnInputError) {
 // direction); the point counts both pools' XPUs. Jalapeno's stack has no disaggregation: its
 // points carry an error, and the run still reports the others.
 TEST(Run_Disaggregated, EveryRequestOnce_KvCrossesTheFabric) {
-  const auto path = std::filesystem::temp_directory_path() / "racktwin-disagg.yaml";
-  std::ofstream(path) << "name: d\nsystems: [gb200-nvl72, jalapeno-a0]\nmodels: [deepseek-r1]\n"
-                         "layouts: {named: [tp8-ep8-dpa]}\nserving: [aggregated, 1p1d]\n"
-                         "workloads: [{isl: 8192, osl: 1024}]\nconcurrency: [16]\n";
-  auto r = run("run " + path.string() + " --json");
-  std::filesystem::remove(path);
+  auto r = run_text("disagg",
+                    "name: d\nsystems: [gb200-nvl72, jalapeno-a0]\nmodels: [deepseek-r1]\n"
+                    "layouts: {named: [tp8-ep8-dpa]}\nserving: [aggregated, 1p1d]\n"
+                    "workloads: [{isl: 8192, osl: 1024}]\nconcurrency: [16]\n",
+                    " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
   int checked = 0;
@@ -215,12 +219,10 @@ TEST(Run_Disaggregated, EveryRequestOnce_KvCrossesTheFabric) {
 }
 
 TEST(Run_Errors, BadServingMode_IsAnInputErrorWithItsLine) {
-  const auto path = std::filesystem::temp_directory_path() / "racktwin-serving-bad.yaml";
-  std::ofstream(path) << "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
-                         "serving: [aggregated, 1p0d]\n"
-                         "workloads: [{isl: 1024, osl: 128}]\nconcurrency: [1]\n";
-  auto r = run("run " + path.string());
-  std::filesystem::remove(path);
+  auto r = run_text("serving-bad",
+                    "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                    "serving: [aggregated, 1p0d]\n"
+                    "workloads: [{isl: 1024, osl: 128}]\nconcurrency: [1]\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(":4:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("'1p0d'"), std::string::npos) << r.err;
@@ -231,14 +233,14 @@ TEST(Run_Errors, BadServingMode_IsAnInputErrorWithItsLine) {
 // and later turns load them back, so more of the prompt is a cache hit and throughput rises.
 TEST(Run_Offload, HostDramTurnsEvictionsIntoHits) {
   auto point = [](const std::string& share) {
-    const auto path = std::filesystem::temp_directory_path() / "racktwin-offload.yaml";
-    std::ofstream(path) << "name: o\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\n"
-                           "workloads: [{id: a, kind: agentic, sessions_per_client: 2, "
-                           "max_context: 131072}]\nlayouts: {named: [tp4]}\nconcurrency: [32]\n"
-                           "replicas: 2\nrouter: session_affinity\nhost_offload: "
-                        << share << "\n";
-    auto r = run("run " + path.string() + " --json");
-    std::filesystem::remove(path);
+    auto r =
+        run_text("offload",
+                 std::string("name: o\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\n"
+                             "workloads: [{id: a, kind: agentic, sessions_per_client: 2, "
+                             "max_context: 131072}]\nlayouts: {named: [tp4]}\nconcurrency: [32]\n"
+                             "replicas: 2\nrouter: session_affinity\nhost_offload: ") +
+                     share + "\n",
+                 " --json");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return json::parse(r.out)["points"][0];
   };
@@ -252,6 +254,53 @@ TEST(Run_Offload, HostDramTurnsEvictionsIntoHits) {
   EXPECT_GT(on["prefix_hit_rate"].get<double>(), off["prefix_hit_rate"].get<double>() + 0.01);
   EXPECT_GT(on["total_tps_per_xpu"].get<double>(), off["total_tps_per_xpu"].get<double>());
   EXPECT_EQ(on["completed"], off["completed"]);
+}
+
+// Failures: four llama-3.3-70b replicas (tp8) on one GB300 NVL72 rack. A dead compute tray takes
+// replica 0 down at 10 s: its requests restart on the others, and it serves again after the 30 s
+// repair plus its weight reload. A dead power feed takes the whole rack down: no token comes out
+// until it is repaired. A part the deployment does not have is a point error naming it.
+TEST(Run_Failures, RequestsRestart_ServiceRecoversAfterRepairAndReload) {
+  auto point = [](const std::string& failures) {
+    auto r = run_text("failures",
+                      std::string("name: f\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
+                                  "workloads: [{isl: 8192, osl: 1024}]\nlayouts: {named: [tp8]}\n"
+                                  "concurrency: [64]\nreplicas: 4\n") +
+                          failures,
+                      " --json --timeseries");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["points"][0];
+  };
+  const json healthy = point("");
+  const json tray = point("failures: [{part: compute_tray, index: 0, at: 10 s, repair: 30 s}]\n");
+  const json feed = point("failures: [{part: power_feed, index: 0, at: 10 s, repair: 30 s}]\n");
+  const json missing = point("failures: [{part: compute_tray, index: 99, at: 1 s}]\n");
+  ASSERT_EQ(tray["error"], "");
+  for (const json* p : {&healthy, &tray, &feed}) EXPECT_EQ((*p)["completed"], 640);
+  EXPECT_EQ(healthy["retried_requests"], 0);
+  EXPECT_GT(tray["retried_requests"].get<int>(), 0);
+  EXPECT_LE(tray["retried_requests"].get<int>(), 16);  // at most replica 0's share of 64 clients
+  // Repair, then the weights (tens of GB) over the replica's host links: well under a second.
+  EXPECT_GT(tray["recovery_s"].get<double>(), 30.0);
+  EXPECT_LT(tray["recovery_s"].get<double>(), 31.0);
+  EXPECT_LT(tray["total_tps_per_xpu"].get<double>(), healthy["total_tps_per_xpu"].get<double>());
+  // The rack's feed: every replica down from 10 s to 40 s, nothing produced in between.
+  EXPECT_EQ(feed["retried_requests"], 64);
+  const auto& out = feed["timeseries_1s"]["output_tokens"];
+  for (std::size_t t = 11; t < 40; ++t) EXPECT_EQ(out[t].get<double>(), 0.0) << t;
+  EXPECT_GT(out[42].get<double>(), 0.0);
+  EXPECT_NEAR(feed["replica_down_s"].get<double>(), 4 * 30.0, 4 * 1.0);
+  EXPECT_NE(missing["error"].get<std::string>().find("compute_tray"), std::string::npos);
+}
+
+TEST(Run_Errors, UnknownFailurePart_IsAnInputErrorWithItsLine) {
+  auto r = run_text("failure-bad",
+                    "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                    "workloads: [{isl: 1024, osl: 128}]\nconcurrency: [1]\n"
+                    "failures: [{part: chana, at: 1 s}]\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(":6:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("switch_tray"), std::string::npos) << r.err;  // the list of kinds
 }
 
 TEST(Run_Options, TimeseriesNeedsJson) {
