@@ -193,9 +193,10 @@ TEST(Run_Disaggregated, EveryRequestOnce_KvCrossesTheFabric) {
   int checked = 0;
   for (const auto& p : j["points"]) {
     if (p["system"] == "jalapeno-a0") {
-      if (p["serving"] == "1p1d")
+      if (p["serving"] == "1p1d") {
         EXPECT_NE(p["error"].get<std::string>().find("no prefill/decode disaggregation"),
                   std::string::npos);
+      }
       continue;
     }
     ASSERT_EQ(p["error"], "") << p;
