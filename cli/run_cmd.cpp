@@ -14,6 +14,7 @@
 #include "racktwin/version.hpp"
 #include "scenarios/scenario_loader.hpp"
 #include "sim/serving.hpp"
+#include "sim/sweep.hpp"
 
 namespace racktwin::cli {
 namespace {
@@ -28,38 +29,6 @@ struct RunArgs {
   bool timeseries = false;
 };
 
-// The layouts a sweep tries for one system and model: the scenario's named layouts, plus every
-// valid layout (pipeline depth 1) of the scenario's replica sizes, by default the compute tray and
-// 8 XPUs.
-std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const System& s,
-                                  const Model& m, const std::string& precision, double min_tokens) {
-  std::vector<Layout> out = sc.layouts.named;
-  std::vector<int> sizes = sc.layouts.replica_xpus;
-  if (sc.layouts.all_valid()) {
-    for (int n : {s.compute_tray.xpus, 8})
-      if (n <= s.domain_xpus && std::find(sizes.begin(), sizes.end(), n) == sizes.end())
-        sizes.push_back(n);
-  }
-  if (!sizes.empty()) {
-    perf::LayoutQuery q;
-    q.replica_xpus = sizes;
-    q.max_pp = 1;
-    q.precision = precision;
-    q.min_tokens = min_tokens;
-    for (const auto& o : perf::enumerate_layouts(m, s, cat, q))
-      if (o.valid) out.push_back(o.layout);
-  }
-  // A named layout may also come out of the enumeration: keep the first of each.
-  std::vector<Layout> unique;
-  for (const auto& l : out) {
-    const bool seen = std::any_of(unique.begin(), unique.end(), [&](const Layout& u) {
-      return u.tp == l.tp && u.ep == l.ep && u.pp == l.pp && u.dp_attention == l.dp_attention;
-    });
-    if (!seen) unique.push_back(l);
-  }
-  return unique;
-}
-
 std::string fmt_num(double x, int digits = 0) {
   return fmt::format("{:.{}f}", x, digits);
 }
@@ -71,115 +40,23 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
     return kExitInput;
   }
   const std::uint64_t seed = a.seed.value_or(sc->seed);
-  std::vector<sim::PointSpec> specs;
-  for (const auto& sid : sc->systems) {
-    const System& s = *cat.find_system(sid);
-    const EfficiencyPrior* prior = cat.efficiency_prior_for(sid);
-    if (prior == nullptr) {
-      fmt::print(stderr,
-                 "racktwin: no efficiency prior for {} and no 'default' prior in the catalog\n",
-                 sid);
-      return kExitInput;
-    }
-    for (const auto& mid : sc->models) {
-      const Model& m = *cat.find_model(mid);
-      for (const auto& w : sc->workloads) {
-        const std::string precision =
-            w.inferencex.precision.value_or(perf::best_precision(m, s, cat));
-        double min_tokens = w.inferencex.isl + w.inferencex.osl;
-        if (w.kind == WorkloadKind::agentic) min_tokens = w.agentic.max_context;
-        if (w.kind == WorkloadKind::trace) {  // the longest request of the trace must fit
-          min_tokens = 0;
-          for (const auto& q : *w.trace.requests)
-            min_tokens = std::max<double>(min_tokens, q.input_length + q.output_length);
-        }
-        // Closed loop: one point per concurrency; open loop: one per rate.
-        std::vector<std::pair<int, double>> loads;
-        if (w.kind == WorkloadKind::poisson) {
-          for (double r : w.inferencex.rates) loads.emplace_back(0, r);
-        } else if (w.kind == WorkloadKind::trace) {
-          loads.emplace_back(0, 0.0);  // the trace sets its own arrivals
-        } else {
-          for (int c : sc->concurrency) loads.emplace_back(c, 0.0);
-        }
-        for (const Layout& l : sweep_layouts(cat, *sc, s, m, precision, min_tokens)) {
-          for (const ServingMode& mode : sc->serving) {
-            for (const auto& [c, rate] : loads) {
-              sim::PointSpec p;
-              p.system = &s;
-              p.model = &m;
-              p.layout = l;
-              p.precision = precision;
-              p.workload = w.inferencex;
-              p.workload_id = w.id;
-              p.kind = w.kind;
-              p.trace = w.trace;
-              if (w.kind == WorkloadKind::trace) p.engine.block_tokens = w.trace.block_tokens;
-              if (w.kind == WorkloadKind::agentic) p.engine.block_tokens = w.agentic.block_tokens;
-              p.agentic = w.agentic;
-              p.concurrency = c;
-              p.rate = rate;
-              p.replicas = mode.disaggregated() ? mode.decode : sc->replicas;
-              p.prefill_replicas = mode.prefill;
-              p.host_offload = sc->host_offload;
-              p.router = sc->router;
-              const std::string load = w.kind == WorkloadKind::poisson
-                                           ? fmt::format("rate{:.17g}", rate)
-                                           : std::to_string(c);
-              // Aggregated points keep the stream names they had before serving modes existed.
-              const std::string served = mode.disaggregated() ? "/" + mode.label() : "";
-              p.seed = sim::stream_seed(
-                  seed, sid + "/" + mid + "/" + w.id + "/" + l.label() + served + "/" + load);
-              p.efficiency = prior->values;
-              p.facility = sc->facility;
-              specs.push_back(p);
-            }
-          }
-        }
-      }
-    }
+  sim::SweepOptions so;
+  so.seed = seed;
+  auto specs = sim::build_sweep(cat, *sc, so);
+  if (!specs) {
+    fmt::print(stderr, "racktwin run: {}\n", specs.error());
+    return kExitInput;
   }
   sim::SimOptions opt;
   opt.fuse = !a.no_fuse;
-  auto results = sim::simulate(cat, specs, opt);
+  auto results = sim::simulate(cat, *specs, opt);
   if (!results) {
     fmt::print(stderr, "racktwin run: {}\n", results.error());
     return kExitRuntime;
   }
 
   // Per system and model: the best over layouts and concurrencies, as the published comparison.
-  struct Row {
-    double peak_tps = 0, peak_rated_kw = 0, peak_allin_mw = 0, min_tbt = 1e30, min_e2e = 1e30,
-           ttft_at_min_e2e = 0;
-    std::string best_layout;
-    bool allin_computed = false;
-    int points = 0, failed = 0;
-  };
-  std::map<std::tuple<std::string, std::string, std::string>, Row>
-      rows;  // (workload, model, system)
-  for (const auto& r : *results) {
-    Row& row = rows[{r.spec.workload_id, r.spec.model->id, r.spec.system->id}];
-    if (!r.error.empty()) {
-      row.failed += 1;
-      continue;
-    }
-    row.points += 1;
-    if (r.total_tps_per_xpu > row.peak_tps) {
-      row.peak_tps = r.total_tps_per_xpu;
-      row.best_layout = r.spec.layout.label();
-      if (r.spec.prefill_replicas > 0)
-        row.best_layout += " " + ServingMode{r.spec.prefill_replicas, r.spec.replicas}.label();
-    }
-    row.peak_rated_kw = std::max(row.peak_rated_kw, r.tps_per_rated_kw);
-    row.peak_allin_mw = std::max(row.peak_allin_mw, r.tps_per_allin_mw);
-    row.allin_computed = row.allin_computed || r.all_in_computed;
-    if (r.tpot.median > 0) row.min_tbt = std::min(row.min_tbt, r.tpot.median);
-    if (r.e2e.median < row.min_e2e) {
-      row.min_e2e = r.e2e.median;
-      row.ttft_at_min_e2e = r.ttft.median;
-    }
-  }
-
+  const auto rows = sim::summarise(*results);
   if (a.json) {
     json pts = json::array();
     for (const auto& r : *results) {
@@ -259,18 +136,11 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
     }
     // The Pareto envelope of total tokens/s per XPU against interactivity, per system, model and
     // workload, over layouts and loads.
-    std::map<std::tuple<std::string, std::string, std::string>, std::vector<sim::CurvePoint>>
-        curves;
-    for (std::size_t i = 0; i < results->size(); ++i) {
-      const auto& r = (*results)[i];
-      if (r.error.empty())
-        curves[{r.spec.system->id, r.spec.model->id, r.spec.workload_id}].push_back(
-            {r.interactivity, r.total_tps_per_xpu, i});
-    }
+    const auto curves = sim::envelopes(*results, sim::CurveValue::total_tps_per_xpu);
     json envs = json::array();
     for (const auto& [key, pts_] : curves) {
       json e = json::array();
-      for (const auto& c : sim::pareto_envelope(pts_))
+      for (const auto& c : pts_)
         e.push_back({{"interactivity_tok_s_user", c.interactivity},
                      {"total_tps_per_xpu", c.value},
                      {"layout", (*results)[c.index].spec.layout.label()},
@@ -299,14 +169,14 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                "x " + baseline, "peak tok/s per all-in MW", "min TBT ms", "min E2E s",
                "x " + baseline, "TTFT s at min E2E"});
       const std::tuple<std::string, std::string, std::string> base_key{w.id, mid, baseline};
-      const Row* base = rows.contains(base_key) ? &rows.at(base_key) : nullptr;
+      const sim::SweepSummary* base = rows.contains(base_key) ? &rows.at(base_key) : nullptr;
       for (const auto& sid : sc->systems) {
         auto it = rows.find({w.id, mid, sid});
         if (it == rows.end() || it->second.points == 0) {
           t.add({sid, "no layout fits"});
           continue;
         }
-        const Row& r = it->second;
+        const sim::SweepSummary& r = it->second;
         auto ratio = [](double x, double y) {
           return y > 0 ? fmt::format("{:.2f}", x / y) : std::string("-");
         };
