@@ -8,10 +8,12 @@
 #include <optional>
 #include <tuple>
 
+#include "calib/predict.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
 #include "core/perf/memory.hpp"
 #include "racktwin/version.hpp"
+#include "scenarios/points_loader.hpp"
 #include "scenarios/scenario_loader.hpp"
 #include "sim/serving.hpp"
 #include "sim/sweep.hpp"
@@ -31,6 +33,66 @@ struct RunArgs {
 
 std::string fmt_num(double x, int digits = 0) {
   return fmt::format("{:.{}f}", x, digits);
+}
+
+// Where the systems' efficiency parameters come from.
+void print_efficiency_origins(const Catalog& cat, const std::vector<std::string>& systems) {
+  std::string origins;
+  bool calibrated = false;
+  for (const auto& sid : systems) {
+    auto c = cat.efficiency_for(sid);
+    if (!c) continue;
+    calibrated = calibrated || c->origin.rfind("prior", 0) != 0;
+    origins += (origins.empty() ? "" : ", ") + sid + " " + c->origin;
+  }
+  if (!calibrated || !cat.calibration) {
+    fmt::print(
+        "Efficiencies are uncalibrated priors; the numbers show the model's shape, not yet "
+        "published values.\n\n");
+    return;
+  }
+  fmt::print("Efficiencies: {} (fitted to {}, {}, on {}; docs/validation.md)\n\n", origins,
+             cat.calibration->points_file, cat.calibration->points_hash, cat.calibration->date);
+}
+
+// The reference points of one model and workload beside the twin's figures for them, with both
+// sides' ratios to the scenario's first system.
+void print_published_comparison(const Catalog& cat, const Scenario& sc, const Workload& w,
+                                const std::string& mid, const PointsFile& ref,
+                                const calib::SweepTables& tables) {
+  if (w.kind != WorkloadKind::inferencex) return;
+  const Model& m = *cat.find_model(mid);
+  const std::string baseline = sc.systems.front();
+  Table t({"metric", "system", "twin", "published", "twin x " + baseline, "published x " + baseline,
+           "point"});
+  for (Metric metric : {Metric::peak_mixed_tps_per_kw_rated, Metric::peak_total_tps_per_xpu,
+                        Metric::min_tbt_ms, Metric::min_e2e_latency_s}) {
+    // The point of each system for this metric, model and workload, if the file has one.
+    std::map<std::string, const ReferencePoint*> pts;
+    for (const auto& p : ref.points) {
+      const System* s = cat.find_system(p.system);
+      if (p.metric != metric || p.model != mid || s == nullptr ||
+          std::find(sc.systems.begin(), sc.systems.end(), p.system) == sc.systems.end())
+        continue;
+      if (calib::describes(p.workload, w.inferencex, perf::best_precision(m, *s, cat)))
+        pts.emplace(p.system, &p);
+    }
+    if (pts.empty()) continue;
+    auto twin = [&](const ReferencePoint& p) { return calib::metric_value(p, w.id, tables); };
+    const ReferencePoint* base = pts.contains(baseline) ? pts.at(baseline) : nullptr;
+    const auto base_twin = base ? twin(*base) : std::unexpected(std::string("no point"));
+    for (const auto& sid : sc.systems) {
+      if (!pts.contains(sid)) continue;
+      const ReferencePoint& p = *pts.at(sid);
+      const auto v = twin(p);
+      t.add({to_string(metric), sid, v ? format_value(*v) : "-", format_value(p.value),
+             v && base_twin && *base_twin > 0 ? fmt::format("{:.2f}", *v / *base_twin) : "-",
+             base ? fmt::format("{:.2f}", p.value / base->value) : "-", p.id});
+    }
+  }
+  if (t.empty()) return;
+  fmt::print("published ({}) beside the twin, {} / {}\n{}\n", ref.file, mid, w.id,
+             t.render({2, 3, 4, 5}));
 }
 
 int run_scenario(const Catalog& cat, const RunArgs& a) {
@@ -159,9 +221,18 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
 
   fmt::print("racktwin {} (commit {}): scenario '{}', seed {}, {} points simulated\n", kVersion,
              kGitCommit, sc->name, seed, results->size());
-  fmt::print(
-      "Efficiencies are uncalibrated priors; the numbers show the model's shape, not yet published "
-      "values.\n\n");
+  print_efficiency_origins(cat, sc->systems);
+  // The reference points beside the twin's figures, when the scenario names a file of them.
+  std::optional<PointsFile> reference;
+  if (sc->reference) {
+    auto pf = load_points_file(*sc->reference, cat);
+    if (!pf) {
+      print_diagnostics(pf.error(), *sc->reference);
+      return kExitInput;
+    }
+    reference = std::move(*pf);
+  }
+  const calib::SweepTables tables(*results);
   const std::string baseline = sc->systems.front();
   for (const auto& w : sc->workloads) {
     for (const auto& mid : sc->models) {
@@ -187,6 +258,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                base ? ratio(r.min_e2e, base->min_e2e) : "-", fmt_num(r.ttft_at_min_e2e, 3)});
       }
       fmt::print("{} / {}\n{}\n", mid, w.id, t.render({1, 3, 4, 5, 6, 7, 8, 9}));
+      if (reference) print_published_comparison(cat, *sc, w, mid, *reference, tables);
     }
   }
   int failed = 0;

@@ -82,11 +82,11 @@ std::expected<std::vector<PointSpec>, std::string> build_sweep(const Catalog& ca
     std::optional<perf::Efficiency> eff;
     if (options.efficiency) eff = options.efficiency(*s);
     if (!eff) {
-      const EfficiencyPrior* prior = cat.efficiency_prior_for(sid);
-      if (prior == nullptr)
+      auto choice = cat.efficiency_for(sid);
+      if (!choice)
         return std::unexpected("no efficiency prior for " + sid +
                                " and no 'default' prior in the catalog");
-      eff = prior->values;
+      eff = choice->values;
     }
     for (const auto& mid : sc.models) {
       const Model* m = cat.find_model(mid);

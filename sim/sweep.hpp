@@ -30,7 +30,7 @@ struct SweepOptions {
   std::uint64_t seed = 1;
   // Serving modes every point runs in; unset: the scenario's (`serving`, aggregated by default).
   std::optional<std::vector<ServingMode>> modes;
-  // Efficiency of a system; unset: the catalog's prior for the system.
+  // Efficiency of a system; unset: the catalog's (Catalog::efficiency_for).
   std::function<std::optional<perf::Efficiency>(const System&)> efficiency;
 };
 

@@ -1,12 +1,12 @@
 // racktwin run end to end: the comparison table, determinism, fusion and the golden scenario.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
 
 #include "run_support.hpp"
 
