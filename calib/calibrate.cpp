@@ -127,7 +127,8 @@ std::string layout_mode(const sim::PointSpec& s) {
 }
 
 // The sweep points that decide one reference point under the results: for a peak or minimum, the
-// `layouts` best layouts, each at its best concurrency and the two next to it; for a value at an
+// `layouts` best (layout, serving mode) pairs and the best of each mode, each at its best
+// concurrency and the two next to it; for a value at an
 // interactivity, the envelope points around it with their neighbouring concurrencies.
 void choose_cut(const ReferencePoint& p, const PredictionPlan::Group& g,
                 const std::vector<sim::PointResult>& results, int layouts,
@@ -168,8 +169,15 @@ void choose_cut(const ReferencePoint& p, const PredictionPlan::Group& g,
   std::vector<std::pair<std::string, std::pair<double, int>>> order(best.begin(), best.end());
   std::sort(order.begin(), order.end(),
             [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
-  for (std::size_t k = 0; k < order.size() && k < static_cast<std::size_t>(layouts); ++k)
-    add_near(order[k].first, order[k].second.second);
+  // The best few, and the best of each serving mode (so that a mode overtaking another as the
+  // parameters move is in the cut).
+  std::set<std::string> modes_seen;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const std::string mode = order[k].first.substr(order[k].first.find(' ') + 1);
+    if (k < static_cast<std::size_t>(layouts) || modes_seen.insert(mode).second)
+      add_near(order[k].first, order[k].second.second);
+    modes_seen.insert(mode);
+  }
 }
 
 }  // namespace
@@ -336,18 +344,22 @@ std::expected<FitReport, std::string> calibrate(const Catalog& cat,
     s.rejects = 0;
   };
 
-  for (int round = 0; round < options.rounds; ++round) {
-    // The full sweeps at the current parameters choose the cut.
+  // The full sweeps of every system at its current parameters.
+  auto full_sweeps =
+      [&](const std::string& why) -> std::expected<std::vector<sim::PointResult>, std::string> {
     std::vector<sim::PointSpec> full = plan.specs;
     for (auto& spec : full) {
       const State& s = states[state_of.at(spec.system->id)];
       spec.efficiency = efficiency_at(s, s.x);
     }
-    say("round " + std::to_string(round + 1) + ": simulating the full sweeps (" +
-        std::to_string(full.size()) + " points)");
-    auto results = sim::simulate_isolated(cat, full, options.jobs);
-    if (!results) return std::unexpected(results.error());
+    say("simulating the full sweeps " + why + " (" + std::to_string(full.size()) + " points)");
     report.simulated_points += static_cast<int>(full.size());
+    return sim::simulate_isolated(cat, full, options.jobs);
+  };
+  auto results = full_sweeps("at the priors");
+  if (!results) return std::unexpected(results.error());
+  for (int round = 0;; ++round) {
+    // The full sweeps at the current parameters choose the cut.
     for (auto& s : states) {
       std::set<std::size_t> cut;
       for (std::size_t i : s.points)
@@ -465,6 +477,41 @@ std::expected<FitReport, std::string> calibrate(const Catalog& cat,
           if (s.rejects >= 2 && s.since_fd > 0) s.refresh = true;
           if (s.lambda > 1e4) s.done = true;
         }
+      }
+    }
+    // The full sweeps at the fitted parameters: the final predictions, or, where a system's
+    // objective over them is clearly above its objective over the cut (a layout or load outside
+    // the cut now decides a point), the next round's cut.
+    results = full_sweeps("at the fitted parameters");
+    if (!results) return std::unexpected(results.error());
+    bool agree = true;
+    for (const auto& s : states) {
+      const double full = cost_of(residuals(s, s.x, *results));
+      if (full > 1.05 * s.cost + 0.5) {
+        agree = false;
+        say("  " + s.id + ": the full sweeps disagree with the cut (objective " +
+            std::to_string(full) + " against " + std::to_string(s.cost) + ")");
+      }
+    }
+    if (agree || round + 1 >= options.rounds) break;
+  }
+  {
+    const SweepTables tables(*results);
+    report.final.resize(all_points.size());
+    for (std::size_t i = 0; i < all_points.size(); ++i) {
+      report.final[i].point = &all_points[i];
+      report.final[i].error = "not fitted";
+    }
+    for (std::size_t j = 0; j < points.size(); ++j) {
+      Prediction& p = report.final[input_index[j]];
+      const auto& g = plan.groups[static_cast<std::size_t>(plan.group_of[j])];
+      auto v = metric_value(points[j], g.workload_id, tables);
+      if (v) {
+        p.predicted = *v;
+        p.error.clear();
+        p.error_pct = 100.0 * (*v - points[j].value) / points[j].value;
+      } else {
+        p.error = v.error();
       }
     }
   }

@@ -13,7 +13,8 @@
 // perturbations of every system as one batch. To keep a step cheap the sweeps are cut to the
 // layouts and concurrencies that decide each point under the current parameters (the best
 // layouts of a peak or minimum metric, the envelope points around an `at`); after each round the
-// full sweep is simulated again with the fitted parameters and the cut is chosen afresh.
+// full sweeps are simulated with the fitted parameters, and while they disagree with the cut the
+// cut is chosen afresh and the fit goes on.
 //
 // One parameter set per system; a system's points never change another system's parameters.
 
@@ -45,11 +46,11 @@ struct FitOptions {
   std::vector<std::string> systems;  // empty: every system that has points
   double data_sigma = 0.05;          // log error that weighs as much as one prior sigma
   int max_iterations = 12;           // optimiser steps per round
-  int rounds = 2;                    // cut, fit, re-simulate the full sweep
-  int layouts_per_point = 3;         // layouts kept per peak / minimum point
-  int jobs = 2;                      // simulation processes
-  double step = 0.04;                // finite-difference step in x
-  PredictOptions predict;            // seed, concurrencies, serving modes of the sweeps
+  int rounds = 3;  // at most: cut, fit, simulate the full sweeps; again while they disagree
+  int layouts_per_point = 3;  // layouts kept per peak / minimum point
+  int jobs = 2;               // simulation processes
+  double step = 0.04;         // finite-difference step in x
+  PredictOptions predict;     // seed, concurrencies, serving modes of the sweeps
   // Called with a line of progress now and then; the library never prints.
   std::function<void(const std::string&)> progress;
 };
@@ -68,6 +69,9 @@ struct SystemFit {
 struct FitReport {
   std::vector<SystemFit> systems;
   int simulated_points = 0;  // sweep points simulated over the whole fit
+  // Every input point predicted over the full sweeps with the fitted parameters (points of
+  // systems not fitted: no prediction, error "not fitted"); `point` refers to the input vector.
+  std::vector<Prediction> final;
 };
 
 std::expected<FitReport, std::string> calibrate(const Catalog& cat,

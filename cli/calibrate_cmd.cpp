@@ -80,23 +80,9 @@ int calibrate(const Catalog& cat, const CalibrateArgs& a) {
     return kExitInput;
   }
 
-  // The fitted points over their full sweeps with the fitted parameters.
   std::map<std::string, perf::Efficiency> fitted;
   for (const auto& s : fit->systems) fitted[s.system] = s.fitted;
-  calib::PredictOptions po = opt.predict;
-  po.efficiency = [&](const System& s) -> std::optional<perf::Efficiency> {
-    auto it = fitted.find(s.id);
-    if (it == fitted.end()) return std::nullopt;
-    return it->second;
-  };
-  opt.progress("simulating the full sweeps with the fitted parameters");
-  const auto plan = calib::plan_predictions(cat, pf->points, po);
-  auto results = sim::simulate_isolated(cat, plan.specs, opt.jobs, {});
-  if (!results) {
-    fmt::print(stderr, "racktwin calibrate: {}\n", results.error());
-    return kExitRuntime;
-  }
-  const auto preds = calib::predictions(pf->points, plan, *results);
+  const auto& preds = fit->final;  // over the full sweeps with the fitted parameters
 
   CalibrationRecord rec;
   rec.points_file = a.path;
@@ -153,8 +139,8 @@ int calibrate(const Catalog& cat, const CalibrateArgs& a) {
   fmt::print("\nResiduals over the full sweeps\n{}\n", rt.render({3, 4, 5}));
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   fmt::print("median |error| {:.1f}%, max |error| {:.1f}%; {} sweep points simulated in {:.0f} s\n",
-             cal.record.median_abs_error_pct, cal.record.max_abs_error_pct,
-             fit->simulated_points + static_cast<int>(plan.specs.size()), wall);
+             cal.record.median_abs_error_pct, cal.record.max_abs_error_pct, fit->simulated_points,
+             wall);
   fmt::print("wrote {}\n", out);
   for (const auto& s : fit->systems)
     for (const auto& name : s.pinned)
@@ -186,7 +172,7 @@ void add_calibrate_command(CLI::App& app, Commands& out, std::string command_lin
   cmd->add_option("--iterations", a->iterations, "Optimiser steps per round (default: 12)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--rounds", a->rounds,
-                  "Rounds of choosing the decisive sweep points and fitting (default: 2)")
+                  "Most rounds of choosing the decisive sweep points and fitting (default: 3)")
       ->check(CLI::Range(1, 20));
   out.push_back({cmd, [a](const Catalog& cat) { return calibrate(cat, *a); }});
 }

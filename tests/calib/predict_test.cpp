@@ -111,14 +111,14 @@ TEST(Plan, PointsOfOneSweepShareIt_UnrunnableWorkloadsSayWhy) {
   std::vector<ReferencePoint> pts{point(Metric::min_tbt_ms), point(Metric::peak_total_tps_per_xpu),
                                   point(Metric::min_tbt_ms)};
   for (auto& p : pts) p.workload.isl = 1024, p.workload.osl = 128;
-  pts[2].workload.isl = 9'000'000;  // no layout holds its KV
+  pts[2].system = "gb900-nvl576";  // not in the catalog: its sweep cannot be built
   calib::PredictOptions opt;
   opt.concurrency = {1, 4};
   const auto plan = calib::plan_predictions(shipped_catalog(), pts, opt);
   EXPECT_EQ(plan.group_of[0], plan.group_of[1]);
   EXPECT_GE(plan.group_of[0], 0);
   EXPECT_EQ(plan.group_of[2], -1);
-  EXPECT_NE(plan.errors[2].find("no layout"), std::string::npos) << plan.errors[2];
+  EXPECT_NE(plan.errors[2].find("unknown system"), std::string::npos) << plan.errors[2];
   const auto& g = plan.groups[static_cast<std::size_t>(plan.group_of[0])];
   EXPECT_GT(g.end, g.begin);
   // Every layout at both concurrencies in each mode: aggregated, 1p1d and 2p1d on gb200-nvl72.

@@ -71,7 +71,8 @@ TEST(Run_Golden, TraceReplay_MatchesTheCheckedInOutput) {
 }
 
 // The prefix-hit rate of the example trace on gb300-nvl72 (tp8), with extra workload keys and
-// scenario lines.
+// scenario lines, under the efficiency priors (hits depend on timing, the routers' tests should
+// not move with a recalibration).
 double example_trace_hit_rate(const std::string& workload_keys, const std::string& extra) {
   const auto path = std::filesystem::temp_directory_path() / "racktwin-trace-hits.yaml";
   std::ofstream(path) << "name: t\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
@@ -79,7 +80,7 @@ double example_trace_hit_rate(const std::string& workload_keys, const std::strin
                       << "file: " << src("scenarios/traces/example-multiturn.jsonl")
                       << "}]\nlayouts: {named: [tp8]}\n"
                       << extra;
-  auto r = run("run " + path.string() + " --json");
+  auto r = run(prior_catalog() + "run " + path.string() + " --json");
   std::filesystem::remove(path);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.exit_code == 0 ? json::parse(r.out)["points"][0]["prefix_hit_rate"].get<double>() : -1.0;
