@@ -8,6 +8,7 @@
 
 #include "core/catalog.hpp"
 #include "core/error.hpp"
+#include "core/reference.hpp"
 
 namespace CLI {
 class App;
@@ -30,6 +31,8 @@ struct Command {
 };
 using Commands = std::vector<Command>;
 
+// `command_line` is recorded in the calibration file the command writes.
+void add_calibrate_command(CLI::App& app, Commands& out, std::string command_line);
 void add_catalog_commands(CLI::App& app, Commands& out);
 void add_check_command(CLI::App& app, Commands& out);
 void add_perf_commands(CLI::App& app, Commands& out);
@@ -37,5 +40,12 @@ void add_run_command(CLI::App& app, Commands& out);
 void add_runs_commands(CLI::App& app, Commands& out);
 void add_plot_command(CLI::App& app, Commands& out);
 void add_topology_command(CLI::App& app, Commands& out);
+void add_validate_command(CLI::App& app, Commands& out);
+
+// Shared by validate and calibrate (validate_cmd.cpp).
+int default_jobs();                  // simulation processes: the cores, at most 4
+std::string format_value(double v);  // a published or predicted figure, 3-4 digits
+// "system origin, ..." of the efficiency parameters the catalog gives the points' systems.
+std::string efficiency_origins(const Catalog& cat, const std::vector<ReferencePoint>& points);
 
 }  // namespace racktwin::cli

@@ -51,7 +51,10 @@ int main(int argc, char** argv) {
                  "scenarios/catalog)")
       ->check(CLI::ExistingDirectory);
 
+  std::string command_line = "racktwin";
+  for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   cli::Commands commands;
+  cli::add_calibrate_command(app, commands, command_line);
   cli::add_catalog_commands(app, commands);
   cli::add_check_command(app, commands);
   cli::add_perf_commands(app, commands);
@@ -59,6 +62,7 @@ int main(int argc, char** argv) {
   cli::add_runs_commands(app, commands);
   cli::add_plot_command(app, commands);
   cli::add_topology_command(app, commands);
+  cli::add_validate_command(app, commands);
 
   try {
     app.parse(argc, argv);

@@ -8,13 +8,16 @@
 #include <optional>
 #include <tuple>
 
+#include "calib/predict.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
 #include "cli/table.hpp"
 #include "core/perf/memory.hpp"
 #include "racktwin/version.hpp"
+#include "scenarios/points_loader.hpp"
 #include "scenarios/scenario_loader.hpp"
 #include "sim/serving.hpp"
+#include "sim/sweep.hpp"
 
 namespace racktwin::cli {
 namespace {
@@ -30,40 +33,68 @@ struct RunArgs {
   ResultOptions results;  // --db, --plots, --points, --quiet
 };
 
-// The layouts a sweep tries for one system and model: the scenario's named layouts, plus every
-// valid layout (pipeline depth 1) of the scenario's replica sizes, by default the compute tray and
-// 8 XPUs.
-std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const System& s,
-                                  const Model& m, const std::string& precision, double min_tokens) {
-  std::vector<Layout> out = sc.layouts.named;
-  std::vector<int> sizes = sc.layouts.replica_xpus;
-  if (sc.layouts.all_valid()) {
-    for (int n : {s.compute_tray.xpus, 8})
-      if (n <= s.domain_xpus && std::find(sizes.begin(), sizes.end(), n) == sizes.end())
-        sizes.push_back(n);
-  }
-  if (!sizes.empty()) {
-    perf::LayoutQuery q;
-    q.replica_xpus = sizes;
-    q.max_pp = 1;
-    q.precision = precision;
-    q.min_tokens = min_tokens;
-    for (const auto& o : perf::enumerate_layouts(m, s, cat, q))
-      if (o.valid) out.push_back(o.layout);
-  }
-  // A named layout may also come out of the enumeration: keep the first of each.
-  std::vector<Layout> unique;
-  for (const auto& l : out) {
-    const bool seen = std::any_of(unique.begin(), unique.end(), [&](const Layout& u) {
-      return u.tp == l.tp && u.ep == l.ep && u.pp == l.pp && u.dp_attention == l.dp_attention;
-    });
-    if (!seen) unique.push_back(l);
-  }
-  return unique;
-}
-
 std::string fmt_num(double x, int digits = 0) {
   return fmt::format("{:.{}f}", x, digits);
+}
+
+// Where the systems' efficiency parameters come from.
+void print_efficiency_origins(const Catalog& cat, const std::vector<std::string>& systems) {
+  std::string origins;
+  bool calibrated = false;
+  for (const auto& sid : systems) {
+    auto c = cat.efficiency_for(sid);
+    if (!c) continue;
+    calibrated = calibrated || c->origin.rfind("prior", 0) != 0;
+    origins += (origins.empty() ? "" : ", ") + sid + " " + c->origin;
+  }
+  if (!calibrated || !cat.calibration) {
+    fmt::print(
+        "Efficiencies are uncalibrated priors; the numbers show the model's shape, not yet "
+        "published values.\n\n");
+    return;
+  }
+  fmt::print("Efficiencies: {} (fitted to {}, {}, on {}; docs/validation.md)\n\n", origins,
+             cat.calibration->points_file, cat.calibration->points_hash, cat.calibration->date);
+}
+
+// The reference points of one model and workload beside the twin's figures for them, with both
+// sides' ratios to the scenario's first system.
+void print_published_comparison(const Catalog& cat, const Scenario& sc, const Workload& w,
+                                const std::string& mid, const PointsFile& ref,
+                                const calib::SweepTables& tables) {
+  if (w.kind != WorkloadKind::inferencex) return;
+  const Model& m = *cat.find_model(mid);
+  const std::string baseline = sc.systems.front();
+  Table t({"metric", "system", "twin", "published", "twin x " + baseline, "published x " + baseline,
+           "point"});
+  for (Metric metric : {Metric::peak_mixed_tps_per_kw_rated, Metric::peak_total_tps_per_xpu,
+                        Metric::min_tbt_ms, Metric::min_e2e_latency_s}) {
+    // The point of each system for this metric, model and workload, if the file has one.
+    std::map<std::string, const ReferencePoint*> pts;
+    for (const auto& p : ref.points) {
+      const System* s = cat.find_system(p.system);
+      if (p.metric != metric || p.model != mid || s == nullptr ||
+          std::find(sc.systems.begin(), sc.systems.end(), p.system) == sc.systems.end())
+        continue;
+      if (calib::describes(p.workload, w.inferencex, perf::best_precision(m, *s, cat)))
+        pts.emplace(p.system, &p);
+    }
+    if (pts.empty()) continue;
+    auto twin = [&](const ReferencePoint& p) { return calib::metric_value(p, w.id, tables); };
+    const ReferencePoint* base = pts.contains(baseline) ? pts.at(baseline) : nullptr;
+    const auto base_twin = base ? twin(*base) : std::unexpected(std::string("no point"));
+    for (const auto& sid : sc.systems) {
+      if (!pts.contains(sid)) continue;
+      const ReferencePoint& p = *pts.at(sid);
+      const auto v = twin(p);
+      t.add({to_string(metric), sid, v ? format_value(*v) : "-", format_value(p.value),
+             v && base_twin && *base_twin > 0 ? fmt::format("{:.2f}", *v / *base_twin) : "-",
+             base ? fmt::format("{:.2f}", p.value / base->value) : "-", p.id});
+    }
+  }
+  if (t.empty()) return;
+  fmt::print("published ({}) beside the twin, {} / {}\n{}\n", ref.file, mid, w.id,
+             t.render({2, 3, 4, 5}));
 }
 
 int run_scenario(const Catalog& cat, const RunArgs& a) {
@@ -73,84 +104,22 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
     return kExitInput;
   }
   const std::uint64_t seed = a.seed.value_or(sc->seed);
-  std::vector<sim::PointSpec> specs;
-  for (const auto& sid : sc->systems) {
-    const System& s = *cat.find_system(sid);
-    const EfficiencyPrior* prior = cat.efficiency_prior_for(sid);
-    if (prior == nullptr) {
-      fmt::print(stderr,
-                 "racktwin: no efficiency prior for {} and no 'default' prior in the catalog\n",
-                 sid);
-      return kExitInput;
-    }
-    for (const auto& mid : sc->models) {
-      const Model& m = *cat.find_model(mid);
-      for (const auto& w : sc->workloads) {
-        const std::string precision =
-            w.inferencex.precision.value_or(perf::best_precision(m, s, cat));
-        double min_tokens = w.inferencex.isl + w.inferencex.osl;
-        if (w.kind == WorkloadKind::agentic) min_tokens = w.agentic.max_context;
-        if (w.kind == WorkloadKind::trace) {  // the longest request of the trace must fit
-          min_tokens = 0;
-          for (const auto& q : *w.trace.requests)
-            min_tokens = std::max<double>(min_tokens, q.input_length + q.output_length);
-        }
-        // Closed loop: one point per concurrency; open loop: one per rate.
-        std::vector<std::pair<int, double>> loads;
-        if (w.kind == WorkloadKind::poisson) {
-          for (double r : w.inferencex.rates) loads.emplace_back(0, r);
-        } else if (w.kind == WorkloadKind::trace) {
-          loads.emplace_back(0, 0.0);  // the trace sets its own arrivals
-        } else {
-          for (int c : sc->concurrency) loads.emplace_back(c, 0.0);
-        }
-        for (const Layout& l : sweep_layouts(cat, *sc, s, m, precision, min_tokens)) {
-          for (const ServingMode& mode : sc->serving) {
-            for (const auto& [c, rate] : loads) {
-              sim::PointSpec p;
-              p.system = &s;
-              p.model = &m;
-              p.layout = l;
-              p.precision = precision;
-              p.workload = w.inferencex;
-              p.workload_id = w.id;
-              p.kind = w.kind;
-              p.trace = w.trace;
-              if (w.kind == WorkloadKind::trace) p.engine.block_tokens = w.trace.block_tokens;
-              if (w.kind == WorkloadKind::agentic) p.engine.block_tokens = w.agentic.block_tokens;
-              p.agentic = w.agentic;
-              p.concurrency = c;
-              p.rate = rate;
-              p.replicas = mode.disaggregated() ? mode.decode : sc->replicas;
-              p.prefill_replicas = mode.prefill;
-              p.host_offload = sc->host_offload;
-            p.failures = sc->failures;
-              p.router = sc->router;
-              const std::string load = w.kind == WorkloadKind::poisson
-                                           ? fmt::format("rate{:.17g}", rate)
-                                           : std::to_string(c);
-              // Aggregated points keep the stream names they had before serving modes existed.
-              const std::string served = mode.disaggregated() ? "/" + mode.label() : "";
-              p.seed = sim::stream_seed(
-                  seed, sid + "/" + mid + "/" + w.id + "/" + l.label() + served + "/" + load);
-              p.efficiency = prior->values;
-              p.facility = sc->facility;
-              specs.push_back(p);
-            }
-          }
-        }
-      }
-    }
+  sim::SweepOptions so;
+  so.seed = seed;
+  auto specs = sim::build_sweep(cat, *sc, so);
+  if (!specs) {
+    fmt::print(stderr, "racktwin run: {}\n", specs.error());
+    return kExitInput;
   }
   ResultOptions store_opt = a.results;
   store_opt.json = a.json;
   store_opt.fuse = !a.no_fuse;
-  auto recorder = RunRecorder::start(cat, *sc, a.path, seed, specs, store_opt);
+  auto recorder = RunRecorder::start(cat, *sc, a.path, seed, *specs, store_opt);
   if (!recorder) return recorder.error();
   sim::SimOptions opt;
   opt.fuse = !a.no_fuse;
   opt.progress = recorder->progress();
-  auto results = sim::simulate(cat, specs, opt);
+  auto results = sim::simulate(cat, *specs, opt);
   if (!results) {
     recorder->fail(results.error());
     fmt::print(stderr, "racktwin run: {}\n", results.error());
@@ -159,38 +128,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
   recorder->finish(*results);
 
   // Per system and model: the best over layouts and concurrencies, as the published comparison.
-  struct Row {
-    double peak_tps = 0, peak_rated_kw = 0, peak_allin_mw = 0, min_tbt = 1e30, min_e2e = 1e30,
-           ttft_at_min_e2e = 0;
-    std::string best_layout;
-    bool allin_computed = false;
-    int points = 0, failed = 0;
-  };
-  std::map<std::tuple<std::string, std::string, std::string>, Row>
-      rows;  // (workload, model, system)
-  for (const auto& r : *results) {
-    Row& row = rows[{r.spec.workload_id, r.spec.model->id, r.spec.system->id}];
-    if (!r.error.empty()) {
-      row.failed += 1;
-      continue;
-    }
-    row.points += 1;
-    if (r.total_tps_per_xpu > row.peak_tps) {
-      row.peak_tps = r.total_tps_per_xpu;
-      row.best_layout = r.spec.layout.label();
-      if (r.spec.prefill_replicas > 0)
-        row.best_layout += " " + ServingMode{r.spec.prefill_replicas, r.spec.replicas}.label();
-    }
-    row.peak_rated_kw = std::max(row.peak_rated_kw, r.tps_per_rated_kw);
-    row.peak_allin_mw = std::max(row.peak_allin_mw, r.tps_per_allin_mw);
-    row.allin_computed = row.allin_computed || r.all_in_computed;
-    if (r.tpot.median > 0) row.min_tbt = std::min(row.min_tbt, r.tpot.median);
-    if (r.e2e.median < row.min_e2e) {
-      row.min_e2e = r.e2e.median;
-      row.ttft_at_min_e2e = r.ttft.median;
-    }
-  }
-
+  const auto rows = sim::summarise(*results);
   if (a.json) {
     json pts = json::array();
     for (const auto& r : *results) {
@@ -273,18 +211,11 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
     }
     // The Pareto envelope of total tokens/s per XPU against interactivity, per system, model and
     // workload, over layouts and loads.
-    std::map<std::tuple<std::string, std::string, std::string>, std::vector<sim::CurvePoint>>
-        curves;
-    for (std::size_t i = 0; i < results->size(); ++i) {
-      const auto& r = (*results)[i];
-      if (r.error.empty())
-        curves[{r.spec.system->id, r.spec.model->id, r.spec.workload_id}].push_back(
-            {r.interactivity, r.total_tps_per_xpu, i});
-    }
+    const auto curves = sim::envelopes(*results, sim::CurveValue::total_tps_per_xpu);
     json envs = json::array();
     for (const auto& [key, pts_] : curves) {
       json e = json::array();
-      for (const auto& c : sim::pareto_envelope(pts_))
+      for (const auto& c : pts_)
         e.push_back({{"interactivity_tok_s_user", c.interactivity},
                      {"total_tps_per_xpu", c.value},
                      {"layout", (*results)[c.index].spec.layout.label()},
@@ -303,9 +234,18 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
 
   fmt::print("racktwin {} (commit {}): scenario '{}', seed {}, {} points simulated\n", kVersion,
              kGitCommit, sc->name, seed, results->size());
-  fmt::print(
-      "Efficiencies are uncalibrated priors; the numbers show the model's shape, not yet published "
-      "values.\n\n");
+  print_efficiency_origins(cat, sc->systems);
+  // The reference points beside the twin's figures, when the scenario names a file of them.
+  std::optional<PointsFile> reference;
+  if (sc->reference) {
+    auto pf = load_points_file(*sc->reference, cat);
+    if (!pf) {
+      print_diagnostics(pf.error(), *sc->reference);
+      return kExitInput;
+    }
+    reference = std::move(*pf);
+  }
+  const calib::SweepTables tables(*results);
   const std::string baseline = sc->systems.front();
   for (const auto& w : sc->workloads) {
     for (const auto& mid : sc->models) {
@@ -313,14 +253,14 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                "x " + baseline, "peak tok/s per all-in MW", "min TBT ms", "min E2E s",
                "x " + baseline, "TTFT s at min E2E"});
       const std::tuple<std::string, std::string, std::string> base_key{w.id, mid, baseline};
-      const Row* base = rows.contains(base_key) ? &rows.at(base_key) : nullptr;
+      const sim::SweepSummary* base = rows.contains(base_key) ? &rows.at(base_key) : nullptr;
       for (const auto& sid : sc->systems) {
         auto it = rows.find({w.id, mid, sid});
         if (it == rows.end() || it->second.points == 0) {
           t.add({sid, "no layout fits"});
           continue;
         }
-        const Row& r = it->second;
+        const sim::SweepSummary& r = it->second;
         auto ratio = [](double x, double y) {
           return y > 0 ? fmt::format("{:.2f}", x / y) : std::string("-");
         };
@@ -331,6 +271,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
                base ? ratio(r.min_e2e, base->min_e2e) : "-", fmt_num(r.ttft_at_min_e2e, 3)});
       }
       fmt::print("{} / {}\n{}\n", mid, w.id, t.render({1, 3, 4, 5, 6, 7, 8, 9}));
+      if (reference) print_published_comparison(cat, *sc, w, mid, *reference, tables);
     }
   }
   int failed = 0;

@@ -79,6 +79,16 @@ const EfficiencyPrior* Catalog::efficiency_prior_for(std::string_view system_id)
   return it == efficiency_priors.end() ? nullptr : &it->second;
 }
 
+std::optional<EfficiencyChoice> Catalog::efficiency_for(std::string_view system_id) const {
+  if (auto it = calibrated.find(std::string(system_id)); it != calibrated.end())
+    return EfficiencyChoice{it->second.values, "calibrated"};
+  const EfficiencyPrior* prior = efficiency_prior_for(system_id);
+  if (prior == nullptr) return std::nullopt;
+  if (auto it = calibrated_families.find(prior->id); it != calibrated_families.end())
+    return EfficiencyChoice{it->second.values, "family " + prior->id};
+  return EfficiencyChoice{prior->values, "prior " + prior->id};
+}
+
 std::vector<std::string> Catalog::system_ids() const {
   std::vector<std::string> ids;
   for (const auto& [id, _] : systems) ids.push_back(id);

@@ -243,6 +243,40 @@ struct EfficiencyPrior {
   FieldRecords fields;
 };
 
+// Efficiency parameters fitted to published points by `racktwin calibrate`, read from the
+// catalog's calibration file (scenarios/catalog/calibration.yaml). docs/model.md section 13 states
+// which values a system gets.
+struct CalibratedEfficiency {
+  std::string id;       // system id; for a family entry, the id of the prior that groups the family
+  bool family = false;  // pooled from the fits of the family's systems, for members without points
+  std::vector<std::string> pooled;  // family: the systems whose fits it pools
+  perf::Efficiency values;
+  std::vector<std::string> fitted;  // parameters the fit moved (the others keep the prior's)
+  std::vector<std::string> pinned;  // fitted parameters that ended at a bound
+  int points = 0;                   // points the system was fitted to
+  struct Residual {
+    std::string id;        // point id in the points file
+    double error_pct = 0;  // 100 x (predicted - published) / published after the fit
+  };
+  std::vector<Residual> residuals;
+};
+
+// Where a calibration comes from.
+struct CalibrationRecord {
+  std::string file;         // the calibration file
+  std::string points_file;  // the points it was fitted to, as given to racktwin calibrate
+  std::string points_hash;  // their content hash ("fnv1a64:...")
+  std::string date;         // YYYY-MM-DD
+  std::string command;      // the command that wrote it
+  double median_abs_error_pct = 0, max_abs_error_pct = 0;  // over every fitted point
+};
+
+// The efficiency parameters a computation uses for a system, and why.
+struct EfficiencyChoice {
+  perf::Efficiency values;
+  std::string origin;  // "calibrated", "family <prior id>" or "prior <prior id>"
+};
+
 struct Catalog {
   std::map<std::string, Source> sources;
   std::map<std::string, NumberFormat> formats;
@@ -250,10 +284,16 @@ struct Catalog {
   std::map<std::string, std::shared_ptr<const System>> systems;
   std::map<std::string, std::shared_ptr<const Model>> models;
   std::map<std::string, EfficiencyPrior> efficiency_priors;
+  std::optional<CalibrationRecord> calibration;
+  std::map<std::string, CalibratedEfficiency> calibrated;           // by system id
+  std::map<std::string, CalibratedEfficiency> calibrated_families;  // by prior id
   std::vector<std::string> files;  // the YAML files it was read from
 
   // The prior that lists the system, else the "default" prior; nullptr when neither exists.
   const EfficiencyPrior* efficiency_prior_for(std::string_view system_id) const;
+  // The system's own calibration, else its family's (the systems its prior groups), else its
+  // prior; nullopt when there is none of the three.
+  std::optional<EfficiencyChoice> efficiency_for(std::string_view system_id) const;
 
   const System* find_system(std::string_view id) const;
   const Model* find_model(std::string_view id) const;

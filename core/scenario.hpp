@@ -193,6 +193,9 @@ struct Scenario {
   RouterPolicy router = RouterPolicy::least_outstanding;
   FacilitySpec facility;
   OutputSpec output;
+  // A file of published reference points (docs/validation.md) whose figures racktwin run shows
+  // beside the twin's, resolved relative to the scenario file; not set: none.
+  std::optional<std::string> reference;
 };
 
 }  // namespace racktwin

@@ -202,8 +202,39 @@ struct Loader {
   void read_system(Context& ctx, const YAML::Node& n, const std::string& path);
   void read_model(Context& ctx, const YAML::Node& n, const std::string& path);
   void read_efficiency_prior(Context& ctx, const YAML::Node& n, const std::string& path);
+  void read_calibration(Context& ctx, const YAML::Node& n, const std::string& path);
+  std::optional<CalibratedEfficiency> read_calibrated(Context& ctx, const YAML::Node& n,
+                                                      const std::string& path, bool family);
   void resolve();
 };
+
+// Reads the eight efficiency parameters with `number(key, lo, hi)` and `time(key)` (each returns
+// an optional); false when one of them is missing or invalid. The ranges are the loader's checks.
+template <class Number, class Time>
+bool read_efficiency_values(perf::Efficiency& e, Number number, Time time) {
+  bool ok = true;
+  auto frac = [&](std::string_view key, double& out, double lo, double hi) {
+    if (auto v = number(key, lo, hi))
+      out = *v;
+    else
+      ok = false;
+  };
+  auto t = [&](std::string_view key, Seconds& out) {
+    if (auto v = time(key))
+      out = *v;
+    else
+      ok = false;
+  };
+  frac("mfu", e.mfu, 0.01, 1.0);
+  frac("mbu", e.mbu, 0.01, 1.0);
+  frac("comm_eff", e.comm_eff, 0.01, 1.0);
+  t("alpha", e.alpha);
+  frac("overlap", e.overlap, 0.0, 0.99);
+  t("layer_overhead", e.layer_overhead);
+  t("step_overhead", e.step_overhead);
+  frac("moe_imbalance", e.moe_imbalance, 1.0, 8.0);
+  return ok;
+}
 
 std::optional<std::string> read_id(Context& ctx, MapReader& m) {
   auto id = m.string("id", true);
@@ -238,6 +269,7 @@ void Loader::read_file(const std::string& file) {
       each_entry(ctx, top, "models", [&](const auto& n, const auto& p) { read_model(ctx, n, p); });
       each_entry(ctx, top, "efficiency_priors",
                  [&](const auto& n, const auto& p) { read_efficiency_prior(ctx, n, p); });
+      if (top.has("calibration")) read_calibration(ctx, top.get("calibration"), "calibration");
       top.finish();
     }
   }
@@ -766,27 +798,13 @@ void Loader::read_efficiency_prior(Context& ctx, const YAML::Node& n, const std:
       }
     }
   }
-  auto& e = p.values;
-  auto frac = [&](std::string_view key, double& out, double lo, double hi) {
-    if (auto v = fields.number(m, key, true, lo, hi))
-      out = *v;
-    else
-      ok = false;
-  };
-  auto time = [&](std::string_view key, Seconds& out) {
-    if (auto v = fields.quantity<Seconds>(m, key, true))
-      out = *v;
-    else
-      ok = false;
-  };
-  frac("mfu", e.mfu, 0.01, 1.0);
-  frac("mbu", e.mbu, 0.01, 1.0);
-  frac("comm_eff", e.comm_eff, 0.01, 1.0);
-  time("alpha", e.alpha);
-  frac("overlap", e.overlap, 0.0, 0.99);
-  time("layer_overhead", e.layer_overhead);
-  time("step_overhead", e.step_overhead);
-  frac("moe_imbalance", e.moe_imbalance, 1.0, 8.0);
+  const bool values_ok = read_efficiency_values(
+      p.values,
+      [&](std::string_view key, double lo, double hi) {
+        return fields.number(m, key, true, lo, hi);
+      },
+      [&](std::string_view key) { return fields.quantity<Seconds>(m, key, true); });
+  ok = ok && values_ok;
   m.finish();
   if (!ok || !id) return;
   if (*id != "default" && p.systems.empty())
@@ -796,6 +814,117 @@ void Loader::read_efficiency_prior(Context& ctx, const YAML::Node& n, const std:
   p.id = *id;
   p.fields = fields.take();
   catalog.efficiency_priors.emplace(p.id, std::move(p));
+}
+
+// Reads a list of ids at `key` (absent: empty).
+std::vector<std::string> read_id_list(Context& ctx, MapReader& m, std::string_view key) {
+  std::vector<std::string> out;
+  if (!m.has(key)) return out;
+  const YAML::Node list = m.get(key);
+  if (!list.IsSequence()) {
+    ctx.error(list, m.child(key), "expected a list of ids");
+    return out;
+  }
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (auto s = yaml::read_string(ctx, list[i], yaml::index_path(m.child(key), i)))
+      out.push_back(*s);
+  return out;
+}
+
+std::optional<CalibratedEfficiency> Loader::read_calibrated(Context& ctx, const YAML::Node& n,
+                                                            const std::string& path, bool family) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return std::nullopt;
+  CalibratedEfficiency c;
+  c.family = family;
+  bool ok = true;
+  const char* id_key = family ? "prior" : "system";
+  if (auto id = m.string(id_key, true)) {
+    c.id = *id;
+    refs.push_back(
+        {ctx.location(m.get(id_key)), m.child(id_key), family ? "prior" : "system", *id});
+  } else {
+    ok = false;
+  }
+  if (family) {
+    c.pooled = read_id_list(ctx, m, "pooled");
+    for (std::size_t i = 0; i < c.pooled.size(); ++i)
+      refs.push_back({ctx.location(m.get("pooled")), yaml::index_path(m.child("pooled"), i),
+                      "system", c.pooled[i]});
+  }
+  if (auto v = m.integer("points", false, 0, kMaxInt)) c.points = static_cast<int>(*v);
+  c.fitted = read_id_list(ctx, m, "fitted");
+  c.pinned = read_id_list(ctx, m, "pinned");
+  for (const auto* list : {&c.fitted, &c.pinned})
+    for (const auto& name : *list)
+      if (!perf::efficiency_parameter(perf::Efficiency{}, name)) {
+        ctx.error(n, path,
+                  "unknown efficiency parameter '" + name + "'" +
+                      did_you_mean(name, perf::efficiency_parameter_names()));
+        ok = false;
+      }
+  if (m.has("values")) {
+    MapReader v(ctx, m.get("values"), m.child("values"));
+    const bool values_ok = read_efficiency_values(
+        c.values,
+        [&](std::string_view key, double lo, double hi) { return v.number(key, true, lo, hi); },
+        [&](std::string_view key) { return v.quantity<Seconds>(key, true); });
+    ok = ok && values_ok;
+    v.finish();
+  } else {
+    m.missing("values", "a mapping of the eight efficiency parameters");
+    ok = false;
+  }
+  if (m.has("residuals")) {
+    const YAML::Node list = m.get("residuals");
+    if (!list.IsSequence()) {
+      ctx.error(list, m.child("residuals"), "expected a list of {id, error_pct}");
+    } else {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        MapReader r(ctx, list[i], yaml::index_path(m.child("residuals"), i));
+        if (!r.ok()) continue;
+        auto id = r.string("id", true);
+        auto err = r.number("error_pct", true, -1e9, 1e9);
+        r.finish();
+        if (id && err) c.residuals.push_back({*id, *err});
+      }
+    }
+  }
+  m.finish();
+  if (!ok) return std::nullopt;
+  return c;
+}
+
+void Loader::read_calibration(Context& ctx, const YAML::Node& n, const std::string& path) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return;
+  if (catalog.calibration) {
+    ctx.error(n, path, "a second calibration (the first is in " + catalog.calibration->file + ")",
+              "the catalog holds one calibration file");
+    m.allow({"points_file", "points_hash", "date", "command", "median_abs_error_pct",
+             "max_abs_error_pct", "systems", "families"});
+    m.finish();
+    return;
+  }
+  CalibrationRecord rec;
+  rec.file = ctx.file();
+  if (auto v = m.string("points_file", true)) rec.points_file = *v;
+  if (auto v = m.string("points_hash", true)) rec.points_hash = *v;
+  if (auto v = m.string("date", true)) rec.date = *v;
+  if (auto v = m.string("command", false)) rec.command = *v;
+  if (auto v = m.number("median_abs_error_pct", false, 0.0, 1e9)) rec.median_abs_error_pct = *v;
+  if (auto v = m.number("max_abs_error_pct", false, 0.0, 1e9)) rec.max_abs_error_pct = *v;
+  for (const bool family : {false, true}) {
+    each_entry(ctx, m, family ? "families" : "systems", [&](const auto& e, const auto& p) {
+      auto c = read_calibrated(ctx, e, p, family);
+      if (!c) return;
+      auto& into = family ? catalog.calibrated_families : catalog.calibrated;
+      if (!into.emplace(c->id, *c).second)
+        ctx.error(e, p, "'" + c->id + "' is calibrated twice", "keep one entry per id");
+    });
+  }
+  m.finish();
+  catalog.calibration = rec;
 }
 
 void Loader::resolve() {
@@ -814,6 +943,11 @@ void Loader::resolve() {
     if (r.kind == "chip" && !catalog.chips.contains(r.id)) report(r, chip_ids);
     if (r.kind == "format" && !catalog.formats.contains(r.id)) report(r, format_ids);
     if (r.kind == "system" && !catalog.systems.contains(r.id)) report(r, system_ids);
+    if (r.kind == "prior" && !catalog.efficiency_priors.contains(r.id)) {
+      std::vector<std::string> prior_ids;
+      for (const auto& [k, _] : catalog.efficiency_priors) prior_ids.push_back(k);
+      report(r, prior_ids);
+    }
   }
   // A system may follow one prior only.
   std::map<std::string, std::string> owner;

@@ -595,6 +595,18 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
       ctx.error(f.get("power_budget"), f.child("power_budget"), "power_budget must be above 0");
     f.finish();
   }
+  if (auto r = top.string("reference", false)) {
+    std::filesystem::path fp(*r);
+    if (fp.is_relative()) fp = std::filesystem::path(ctx.file()).parent_path() / fp;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(fp, ec))
+      ctx.error(top.get("reference"), top.child("reference"),
+                "no points file at '" + fp.string() + "'",
+                "give a file in the format of scenarios/reference/published.yaml, relative to "
+                "the scenario file");
+    else
+      sc.reference = fp.lexically_normal().string();
+  }
   if (top.has("output")) {
     MapReader o(ctx, top.get("output"), top.child("output"));
     sc.output.db = o.string("db", false);
@@ -631,15 +643,9 @@ std::expected<Scenario, Diagnostics> load_scenario_string(const std::string& tex
 
 std::expected<Scenario, Diagnostics> load_scenario_file(const std::string& path,
                                                         const Catalog& catalog) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return std::unexpected(
-        Diagnostics{Diagnostic{SourceLocation{path, 0, 0}, "", "cannot open the scenario file",
-                               "check that the path exists and is readable"}});
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return load_scenario_string(ss.str(), path, catalog);
+  auto text = yaml::read_text_file(path, "the scenario file");
+  if (!text) return std::unexpected(text.error());
+  return load_scenario_string(*text, path, catalog);
 }
 
 }  // namespace racktwin

@@ -44,6 +44,18 @@ std::optional<YAML::Node> parse(Context& ctx, const std::string& text) {
 
 }  // namespace
 
+std::expected<std::string, Diagnostics> read_text_file(const std::string& path,
+                                                       const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::unexpected(
+        Diagnostics{Diagnostic{SourceLocation{path, 0, 0}, "", "cannot open " + what,
+                               "check that the path exists and is readable"}});
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 SourceLocation Context::location(const YAML::Node& node) const {
   if (!node.IsDefined()) return SourceLocation{file_, 0, 0};
   return mark_location(file_, node.Mark());
@@ -59,15 +71,12 @@ void Context::error(SourceLocation where, std::string path, std::string message,
 }
 
 std::optional<YAML::Node> load_file(Context& ctx, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    ctx.error(SourceLocation{path, 0, 0}, "", "cannot open the file",
-              "check that the path exists and is readable");
+  auto text = read_text_file(path, "the file");
+  if (!text) {
+    for (auto& d : text.error()) ctx.diagnostics().push_back(std::move(d));
     return std::nullopt;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return load_string(ctx, ss.str());
+  return load_string(ctx, *text);
 }
 
 std::optional<YAML::Node> load_string(Context& ctx, const std::string& text) {

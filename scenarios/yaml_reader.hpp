@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <expected>
 #include <optional>
 #include <set>
 #include <string>
@@ -36,6 +37,10 @@ class Context {
   std::string file_;
   Diagnostics diagnostics_;
 };
+
+// The bytes of a file; when it cannot be opened, a diagnostic saying "cannot open <what>".
+std::expected<std::string, Diagnostics> read_text_file(const std::string& path,
+                                                       const std::string& what);
 
 // Loads a YAML file; a syntax error or an unreadable file becomes a diagnostic.
 std::optional<YAML::Node> load_file(Context& ctx, const std::string& path);

@@ -5,7 +5,10 @@
 // below mirror the catalog's "default" prior for code that builds an Efficiency by hand.
 // docs/model.md defines each one.
 
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/units.hpp"
 
@@ -21,6 +24,14 @@ struct Efficiency {
   Seconds step_overhead{150e-6};  // fixed cost per engine iteration (scheduler, sampling, host)
   double moe_imbalance = 1.25;    // tokens on the busiest EP rank / mean tokens per EP rank (>= 1)
 };
+
+// The parameter names as catalogs, calibration files and `racktwin calibrate --params` spell
+// them, in the order of the struct.
+const std::vector<std::string>& efficiency_parameter_names();
+// A parameter by name, in SI units (seconds for alpha and the overheads); nullopt for an unknown
+// name. set_efficiency_parameter returns false for an unknown name.
+std::optional<double> efficiency_parameter(const Efficiency& e, std::string_view name);
+bool set_efficiency_parameter(Efficiency& e, std::string_view name, double value);
 
 // Serving-engine memory parameters used by the memory planner.
 struct MemoryParams {

@@ -189,7 +189,10 @@ std::expected<StepModel, std::string> StepModel::create(
 
   const double mfu = eff.mfu, bf16_peak = peak_for(chip, nullptr);
   m.rate_attn_proj_ = peak_for(chip, fmt(v.attention)) * mfu;
-  m.rate_attn_core_ = bf16_peak * mfu;
+  // Scores and values run in the KV cache's format when the chip computes it natively (FP8 KV:
+  // FP8 attention kernels, as TensorRT-LLM's FP8 FMHA and FlashMLA's FP8 path do), else in BF16.
+  m.rate_attn_core_ = peak_for(chip, fmt(v.kv_cache)) * mfu;
+  m.rate_router_ = bf16_peak * mfu;
   m.rate_dense_ = peak_for(chip, fmt(v.dense_ffn)) * mfu;
   m.rate_expert_ = peak_for(chip, fmt(v.routed_experts)) * mfu;
   m.rate_shared_ = peak_for(chip, fmt(v.shared_experts)) * mfu;
@@ -348,7 +351,7 @@ void StepModel::moe(Ops& ops, Part part, double tokens, double own, double count
   const double act_tokens = ep_ > 1 ? own : tokens;
   const double bytes = touched * expert_bytes_rank_ + shared_bytes_rank_ + router_bytes_ +
                        mem_.activation_passes / 2 * act_tokens * hidden_ * kActBytes;
-  ops.add(part, count, flops_e / rate_expert_ + flops_s / rate_shared_ + flops_r / rate_attn_core_,
+  ops.add(part, count, flops_e / rate_expert_ + flops_s / rate_shared_ + flops_r / rate_router_,
           bytes / hbm_rate_, flops_e + flops_s + flops_r, bytes);
 }
 

@@ -144,8 +144,8 @@ class StepModel {
   bool dpa_ = false;
   double hidden_ = 0;
   // Rates (already multiplied by mfu / mbu).
-  double rate_attn_proj_ = 0, rate_attn_core_ = 0, rate_dense_ = 0, rate_expert_ = 0,
-         rate_shared_ = 0, rate_head_ = 0, hbm_rate_ = 0;
+  double rate_attn_proj_ = 0, rate_attn_core_ = 0, rate_router_ = 0, rate_dense_ = 0,
+         rate_expert_ = 0, rate_shared_ = 0, rate_head_ = 0, hbm_rate_ = 0;
   // Attention, per token (whole replica): projection FLOPs for decode and prefill, weight bytes per
   // XPU, FLOPs per attended key position, KV bytes per token per layer on one XPU.
   double attn_proj_flops_decode_ = 0, attn_proj_flops_prefill_ = 0, attn_weight_bytes_rank_ = 0;

@@ -141,7 +141,7 @@ TEST(Cli_Perf, Json_CarriesTheBreakdown) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* needle :
        {"\"total_s\"", "\"compute_s\"", "\"memory_s\"", "\"communication_s\"", "\"overhead_s\"",
-        "\"bound\": \"memory\"", "\"efficiency_prior\": \"default\""})
+        "\"bound\": \"memory\"", "\"efficiency_prior\": \"nvidia-hopper\""})
     EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
 }
 

@@ -1,0 +1,86 @@
+#pragma once
+// Fitting each system's efficiency parameters to published reference points (docs/model.md
+// section 13, docs/validation.md).
+//
+// For every system with points, the fit minimises
+//
+//   sum over its points  (ln(predicted / published) / data_sigma)^2
+// + sum over its fitted parameters  ((ln(theta + offset) - ln(theta_prior + offset)) / sigma)^2
+//
+// by Levenberg-Marquardt in the log parameters, within bounds. Predictions come from the sweeps of
+// calib/predict.hpp (the code path of `racktwin run`), simulated in forked children
+// (sim::simulate_isolated): each optimiser step evaluates the candidate and its finite-difference
+// perturbations of every system as one batch. To keep a step cheap the sweeps are cut to the
+// layouts and concurrencies that decide each point under the current parameters (the best
+// layouts of a peak or minimum metric, the envelope points around an `at`); after each round the
+// full sweeps are simulated with the fitted parameters, and while they disagree with the cut the
+// cut is chosen afresh and the fit goes on.
+//
+// One parameter set per system; a system's points never change another system's parameters.
+
+#include <expected>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "calib/predict.hpp"
+#include "core/catalog.hpp"
+#include "core/reference.hpp"
+
+namespace racktwin::calib {
+
+// How one parameter is fitted: in x = ln(theta + offset), within [lo, hi] (theta units), pulled
+// toward the prior with a standard deviation `sigma` in x.
+struct ParamRule {
+  std::string name;
+  double lo = 0, hi = 0;
+  double sigma = 0.5;
+  double offset = 0;
+};
+// The rules of every efficiency parameter (bounds and prior widths documented in docs/model.md).
+const std::vector<ParamRule>& param_rules();
+
+struct FitOptions {
+  std::vector<std::string> params{"mfu",          "mbu", "comm_eff", "alpha", "layer_overhead",
+                                  "step_overhead"};
+  std::vector<std::string> systems;  // empty: every system that has points
+  double data_sigma = 0.05;          // log error that weighs as much as one prior sigma
+  int max_iterations = 12;           // optimiser steps per round
+  int rounds = 3;  // at most: cut, fit, simulate the full sweeps; again while they disagree
+  int layouts_per_point = 3;  // layouts kept per peak / minimum point
+  int jobs = 2;               // simulation processes
+  double step = 0.04;         // finite-difference step in x
+  PredictOptions predict;     // seed, concurrencies, serving modes of the sweeps
+  // Called with a line of progress now and then; the library never prints.
+  std::function<void(const std::string&)> progress;
+};
+
+struct SystemFit {
+  std::string system;
+  std::string prior_id;
+  perf::Efficiency prior, fitted;
+  std::vector<std::string> params;         // fitted parameters
+  std::vector<std::string> pinned;         // fitted parameters that ended within 1% of a bound
+  std::vector<std::size_t> points;         // indices into the input points
+  double cost_prior = 0, cost_fitted = 0;  // objective at the prior and at the fit (cut sweeps)
+  int iterations = 0;
+};
+
+struct FitReport {
+  std::vector<SystemFit> systems;
+  int simulated_points = 0;  // sweep points simulated over the whole fit
+  // Every input point predicted over the full sweeps with the fitted parameters (points of
+  // systems not fitted: no prediction, error "not fitted"); `point` refers to the input vector.
+  std::vector<Prediction> final;
+};
+
+std::expected<FitReport, std::string> calibrate(const Catalog& cat,
+                                                const std::vector<ReferencePoint>& points,
+                                                const FitOptions& options);
+
+// A family's pooled parameters for its members without points: per parameter, the geometric mean
+// (in the fit's x = ln(theta + offset)) over the fitted members; parameters no member fitted keep
+// the prior's values.
+perf::Efficiency pool_family(const perf::Efficiency& prior, const std::vector<SystemFit>& members);
+
+}  // namespace racktwin::calib

@@ -1,0 +1,186 @@
+#include "calib/predict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace racktwin::calib {
+
+std::string workload_id(const InferenceXWorkload& w) {
+  char rr[32];
+  std::snprintf(rr, sizeof rr, "%g", w.range_ratio);
+  std::string id = "isl" + std::to_string(w.isl) + "-osl" + std::to_string(w.osl) + "-rr" + rr;
+  if (w.mtp) id += "-mtp";
+  if (w.mtp_acceptance) {
+    char a[32];
+    std::snprintf(a, sizeof a, "%g", *w.mtp_acceptance);
+    id += a;
+  }
+  if (w.precision) id += "-" + *w.precision;
+  return id;
+}
+
+bool describes(const InferenceXWorkload& point, const InferenceXWorkload& run,
+               const std::string& best) {
+  return point.isl == run.isl && point.osl == run.osl &&
+         std::fabs(point.range_ratio - run.range_ratio) < 1e-9 && point.mtp == run.mtp &&
+         point.mtp_acceptance == run.mtp_acceptance &&
+         point.precision.value_or(best) == run.precision.value_or(best);
+}
+
+PredictionPlan plan_predictions(const Catalog& cat, const std::vector<ReferencePoint>& points,
+                                const PredictOptions& options) {
+  PredictionPlan plan;
+  plan.group_of.assign(points.size(), -1);
+  plan.errors.assign(points.size(), "");
+  // One sweep per (system, model, workload), in the order the points first name them.
+  std::map<std::tuple<std::string, std::string, std::string>, int> index;
+  std::vector<std::string> group_error;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const ReferencePoint& p = points[i];
+    const std::string wid = workload_id(p.workload);
+    auto [it, inserted] =
+        index.emplace(std::tuple{p.system, p.model, wid}, static_cast<int>(plan.groups.size()));
+    if (inserted) {
+      PredictionPlan::Group g{p.system, p.model, wid, plan.specs.size(), plan.specs.size()};
+      Scenario sc;
+      sc.name = "validate";
+      sc.systems = {p.system};
+      sc.models = {p.model};
+      Workload w;
+      w.id = wid;
+      w.kind = WorkloadKind::inferencex;
+      w.inferencex = p.workload;
+      sc.workloads = {w};
+      sc.concurrency = options.concurrency;
+      sim::SweepOptions so;
+      so.seed = options.seed;
+      std::vector<ServingMode> modes{ServingMode{}};
+      if (const System* sys = cat.find_system(p.system);
+          sys != nullptr && sys->serving.disaggregation)
+        modes.insert(modes.end(), options.disaggregated.begin(), options.disaggregated.end());
+      so.modes = modes;
+      so.efficiency = options.efficiency;
+      auto specs = sim::build_sweep(cat, sc, so);
+      std::string err;
+      if (!specs)
+        err = specs.error();
+      else if (specs->empty())
+        err = "no layout of " + p.model + " fits " + p.system + " for this workload";
+      else
+        plan.specs.insert(plan.specs.end(), specs->begin(), specs->end());
+      g.end = plan.specs.size();
+      plan.groups.push_back(g);
+      group_error.push_back(err);
+    }
+    if (group_error[static_cast<std::size_t>(it->second)].empty())
+      plan.group_of[i] = it->second;
+    else
+      plan.errors[i] = group_error[static_cast<std::size_t>(it->second)];
+  }
+  return plan;
+}
+
+SweepTables::SweepTables(const std::vector<sim::PointResult>& results)
+    : summary(sim::summarise(results)),
+      total(sim::envelopes(results, sim::CurveValue::total_tps_per_xpu)),
+      output(sim::envelopes(results, sim::CurveValue::output_tps_per_xpu)),
+      allin(sim::envelopes(results, sim::CurveValue::total_tps_per_allin_mw)) {}
+
+std::expected<double, std::string> metric_value(const ReferencePoint& point, const std::string& wid,
+                                                const SweepTables& t) {
+  auto row = t.summary.find({wid, point.model, point.system});
+  if (row == t.summary.end() || row->second.points == 0)
+    return std::unexpected(
+        std::string("no point of the sweep ran (every layout failed; see racktwin run --json)"));
+  const sim::SweepSummary& s = row->second;
+  auto curve = [&](const auto& table) -> std::expected<double, std::string> {
+    auto c = table.find({point.system, point.model, wid});
+    if (c == table.end() || c->second.empty())
+      return std::unexpected(std::string("the sweep has no throughput-interactivity curve"));
+    const auto& env = c->second;  // by increasing interactivity, decreasing value
+    const double at = point.at.value_or(0);
+    // Below the curve's lowest interactivity the best throughput is its highest-throughput point
+    // (InferenceX reads a flat envelope there); above its highest the twin cannot serve `at`.
+    if (at <= env.front().interactivity) return env.front().value;
+    if (auto v = sim::value_at(env, at)) return *v;
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "interactivity %.4g tok/s/user is beyond the twin's curve (its highest is %.4g)",
+                  at, env.back().interactivity);
+    return std::unexpected(std::string(buf));
+  };
+  switch (point.metric) {
+    case Metric::peak_mixed_tps_per_kw_rated:
+      return s.peak_rated_kw;
+    case Metric::min_e2e_latency_s:
+      return s.min_e2e;
+    case Metric::min_tbt_ms:
+      if (s.min_tbt >= 1e30) return std::unexpected(std::string("no request produced a TPOT"));
+      return s.min_tbt * 1e3;
+    case Metric::max_interactivity_tok_s_user:
+      if (s.min_tbt >= 1e30) return std::unexpected(std::string("no request produced a TPOT"));
+      return 1.0 / s.min_tbt;
+    case Metric::total_tps_per_allin_mw_at:
+      return curve(t.allin);
+    case Metric::total_tps_per_xpu_at:
+      return curve(t.total);
+    case Metric::output_tps_per_xpu_at:
+      return curve(t.output);
+    case Metric::peak_total_tps_per_xpu:
+      return s.peak_tps;
+  }
+  return std::unexpected(std::string("unknown metric"));
+}
+
+std::expected<double, std::string> metric_value(const ReferencePoint& point, const std::string& wid,
+                                                const std::vector<sim::PointResult>& results) {
+  return metric_value(point, wid, SweepTables(results));
+}
+
+std::vector<Prediction> predictions(const std::vector<ReferencePoint>& points,
+                                    const PredictionPlan& plan,
+                                    const std::vector<sim::PointResult>& results) {
+  const SweepTables tables(results);
+  std::vector<Prediction> out;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    Prediction p;
+    p.point = &points[i];
+    if (plan.group_of[i] < 0) {
+      p.error = plan.errors[i];
+    } else {
+      const auto& g = plan.groups[static_cast<std::size_t>(plan.group_of[i])];
+      auto v = metric_value(points[i], g.workload_id, tables);
+      if (v) {
+        p.predicted = *v;
+        p.error_pct = 100.0 * (*v - points[i].value) / points[i].value;
+      } else {
+        p.error = v.error();
+      }
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+ErrorSummary summarise_errors(const std::vector<Prediction>& p) {
+  ErrorSummary s;
+  std::vector<double> abs;
+  for (const auto& x : p) {
+    if (!x.predicted) {
+      s.failed += 1;
+      continue;
+    }
+    abs.push_back(std::fabs(x.error_pct));
+  }
+  s.predicted = static_cast<int>(abs.size());
+  if (abs.empty()) return s;
+  std::sort(abs.begin(), abs.end());
+  const std::size_t n = abs.size();
+  s.median_abs_pct = n % 2 == 1 ? abs[n / 2] : 0.5 * (abs[n / 2 - 1] + abs[n / 2]);
+  s.max_abs_pct = abs.back();
+  return s;
+}
+
+}  // namespace racktwin::calib

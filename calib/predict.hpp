@@ -1,0 +1,99 @@
+#pragma once
+// Predicting published reference points with the serving simulation, through the same sweep code
+// `racktwin run` uses (sim/sweep.hpp).
+//
+// Points that share a system, a model and a workload share one sweep: every valid layout (pipeline
+// depth 1) of the compute tray and of 8 XPUs, at every concurrency of the options, in every
+// serving mode the system supports (aggregated, and the options' disaggregated modes when its
+// serving stack offers disaggregation). A point's metric is then read off the sweep's summary or
+// its Pareto envelope, as InferenceX reads its published curves (docs/validation.md).
+//
+// Contract: planning and evaluation never simulate and never print; the caller simulates the
+// plan's points (in this process with sim::simulate, or in children with sim::simulate_isolated)
+// and hands the results back in the same order.
+
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/catalog.hpp"
+#include "core/reference.hpp"
+#include "sim/sweep.hpp"
+
+namespace racktwin::calib {
+
+struct PredictOptions {
+  std::uint64_t seed = 20260801;  // master seed of every sweep
+  std::vector<int> concurrency{1,  2,   4,   8,   16,  32,
+                               64, 128, 256, 512, 1024};  // InferenceX closed-loop clients
+  // Serving modes: every sweep runs aggregated, and also in these disaggregated modes on systems
+  // whose serving stack offers disaggregation (System::serving.disaggregation).
+  std::vector<ServingMode> disaggregated{ServingMode{1, 1}, ServingMode{2, 1}};
+  // Efficiency of a system; unset: the catalog's (Catalog::efficiency_for).
+  std::function<std::optional<perf::Efficiency>(const System&)> efficiency;
+};
+
+// The sweeps that predict a list of points.
+struct PredictionPlan {
+  std::vector<sim::PointSpec> specs;  // every sweep point, group after group
+  struct Group {
+    std::string system, model, workload_id;
+    std::size_t begin = 0, end = 0;  // its specs
+  };
+  std::vector<Group> groups;
+  std::vector<int> group_of;        // per input point: its group, or -1 when it cannot run
+  std::vector<std::string> errors;  // per input point: why it cannot run (empty when it can)
+};
+
+PredictionPlan plan_predictions(const Catalog& cat, const std::vector<ReferencePoint>& points,
+                                const PredictOptions& options);
+
+// Whether a point's workload describes a run's: the same lengths, range ratio and MTP, and the
+// same weight precision, where a point or run without one means the system's best (`best`).
+bool describes(const InferenceXWorkload& point, const InferenceXWorkload& run,
+               const std::string& best);
+
+// The workload id a sweep gives a point's workload, e.g. "isl8192-osl1024-rr0.8-fp4".
+std::string workload_id(const InferenceXWorkload& w);
+
+// A metric read off simulated results: `results` may hold any sweeps; only those of the point's
+// system, model and workload id count. Fails with the reason when the sweep has no usable point or
+// the curve does not reach the interactivity `at`.
+std::expected<double, std::string> metric_value(const ReferencePoint& point,
+                                                const std::string& workload_id,
+                                                const std::vector<sim::PointResult>& results);
+
+// The same on results already summarised (sim::summarise, sim::envelopes for each curve value).
+struct SweepTables {
+  std::map<sim::SummaryKey, sim::SweepSummary> summary;
+  std::map<sim::CurveKey, std::vector<sim::CurvePoint>> total, output, allin;
+  explicit SweepTables(const std::vector<sim::PointResult>& results);
+};
+std::expected<double, std::string> metric_value(const ReferencePoint& point,
+                                                const std::string& workload_id,
+                                                const SweepTables& tables);
+
+struct Prediction {
+  const ReferencePoint* point = nullptr;
+  std::optional<double> predicted;
+  std::string error;     // why there is no prediction
+  double error_pct = 0;  // 100 x (predicted - published) / published
+};
+
+// Predictions of every point once the plan's specs have been simulated.
+std::vector<Prediction> predictions(const std::vector<ReferencePoint>& points,
+                                    const PredictionPlan& plan,
+                                    const std::vector<sim::PointResult>& results);
+
+// Median and maximum of |error_pct| over the points that have a prediction.
+struct ErrorSummary {
+  int predicted = 0, failed = 0;
+  double median_abs_pct = 0, max_abs_pct = 0;
+};
+ErrorSummary summarise_errors(const std::vector<Prediction>& p);
+
+}  // namespace racktwin::calib

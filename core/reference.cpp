@@ -1,0 +1,49 @@
+#include "core/reference.hpp"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace racktwin {
+namespace {
+
+constexpr std::array<std::pair<Metric, std::string_view>, 8> kMetrics{{
+    {Metric::peak_mixed_tps_per_kw_rated, "peak_mixed_tps_per_kw_rated"},
+    {Metric::min_e2e_latency_s, "min_e2e_latency_s"},
+    {Metric::min_tbt_ms, "min_tbt_ms"},
+    {Metric::max_interactivity_tok_s_user, "max_interactivity_tok_s_user"},
+    {Metric::total_tps_per_allin_mw_at, "total_tps_per_allin_mw_at"},
+    {Metric::total_tps_per_xpu_at, "total_tps_per_xpu_at"},
+    {Metric::output_tps_per_xpu_at, "output_tps_per_xpu_at"},
+    {Metric::peak_total_tps_per_xpu, "peak_total_tps_per_xpu"},
+}};
+
+}  // namespace
+
+std::string to_string(Metric m) {
+  for (const auto& [k, name] : kMetrics)
+    if (k == m) return std::string(name);
+  return "?";
+}
+
+std::optional<Metric> metric_from_string(std::string_view s) {
+  for (const auto& [k, name] : kMetrics)
+    if (name == s) return k;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& metric_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& [k, name] : kMetrics) v.emplace_back(name);
+    return v;
+  }();
+  return names;
+}
+
+bool metric_needs_at(Metric m) {
+  return m == Metric::total_tps_per_allin_mw_at || m == Metric::total_tps_per_xpu_at ||
+         m == Metric::output_tps_per_xpu_at;
+}
+
+}  // namespace racktwin

@@ -1,0 +1,81 @@
+#pragma once
+// A scenario's sweep: the points `racktwin run` simulates (systems x models x workloads x layouts
+// x serving modes x loads) and the per-(workload, model, system) summary it reports. `racktwin
+// validate` and `racktwin calibrate` predict published figures through the same code.
+//
+// Contract:
+// - build_sweep() is deterministic: the same scenario, seed and options give the same points in
+//   the same order; each point's seed is sim::stream_seed(seed, "system/model/workload/layout/
+//   load"), so a point's results do not depend on which other points are in the batch.
+// - summarise() and the curve helpers read results only; they never simulate.
+// - simulate_isolated() runs sim::simulate() in forked child processes (SimGrid keeps one engine
+//   per process), so a process may call it any number of times. It never prints.
+
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/catalog.hpp"
+#include "core/scenario.hpp"
+#include "sim/serving.hpp"
+
+namespace racktwin::sim {
+
+struct SweepOptions {
+  std::uint64_t seed = 1;
+  // Serving modes every point runs in; unset: the scenario's (`serving`, aggregated by default).
+  std::optional<std::vector<ServingMode>> modes;
+  // Efficiency of a system; unset: the catalog's (Catalog::efficiency_for).
+  std::function<std::optional<perf::Efficiency>(const System&)> efficiency;
+};
+
+// The layouts a sweep tries for one system and model: the scenario's named layouts, plus every
+// valid layout (pipeline depth 1) of the scenario's replica sizes, by default the compute tray and
+// 8 XPUs. `min_tokens`: KV tokens a layout must hold (the longest request).
+std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const System& s,
+                                  const Model& m, const std::string& precision, double min_tokens);
+
+// Every point of the scenario's sweep, in the order racktwin run simulates them. Fails with a
+// message when a system has no efficiency parameters.
+std::expected<std::vector<PointSpec>, std::string> build_sweep(const Catalog& cat,
+                                                               const Scenario& sc,
+                                                               const SweepOptions& options);
+
+// The best over layouts and loads of one (workload, model, system), as the published comparisons
+// report it.
+struct SweepSummary {
+  double peak_tps = 0;       // max total (input + output) tok/s per XPU
+  double peak_rated_kw = 0;  // max total tok/s per rated-TDP kW
+  double peak_allin_mw = 0;  // max total tok/s per all-in MW
+  double min_tbt = 1e30;     // min median TPOT, s
+  double min_e2e = 1e30;     // min median E2E latency, s
+  double ttft_at_min_e2e = 0;
+  std::string best_layout;  // layout of peak_tps, with its serving mode when disaggregated
+  bool allin_computed = false;
+  int points = 0, failed = 0;
+};
+using SummaryKey = std::tuple<std::string, std::string, std::string>;  // workload, model, system
+using CurveKey = std::tuple<std::string, std::string, std::string>;    // system, model, workload
+std::map<SummaryKey, SweepSummary> summarise(const std::vector<PointResult>& results);
+
+// What a throughput-against-interactivity curve plots on its y axis.
+enum class CurveValue { total_tps_per_xpu, output_tps_per_xpu, total_tps_per_allin_mw };
+
+// The Pareto envelopes over layouts and loads of every (system, model, workload) of the results
+// (CurvePoint::index points into `results`); failed points are left out.
+std::map<CurveKey, std::vector<CurvePoint>> envelopes(const std::vector<PointResult>& results,
+                                                      CurveValue value);
+
+// Runs simulate() over `specs` in `jobs` forked child processes (each takes a contiguous share of
+// the points) and gathers the results in order. Every scalar field of PointResult comes back; the
+// one-second time series does not.
+std::expected<std::vector<PointResult>, std::string> simulate_isolated(
+    const Catalog& catalog, const std::vector<PointSpec>& specs, int jobs = 1,
+    const SimOptions& options = {});
+
+}  // namespace racktwin::sim

@@ -1,0 +1,128 @@
+// Reading metrics off sweep results, matching points to runs, and the error summary; no simulation.
+
+#include "calib/predict.hpp"
+
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace {
+
+using namespace racktwin;
+using racktwin::test::shipped_catalog;
+
+// A finished sweep point of gb200-nvl72 / gpt-oss-120b with the given figures.
+sim::PointResult result(const std::string& layout, int c, double tps, double tpot_s, double e2e_s,
+                        const std::string& workload = "w") {
+  sim::PointResult r;
+  r.spec.system = shipped_catalog().find_system("gb200-nvl72");
+  r.spec.model = shipped_catalog().find_model("gpt-oss-120b");
+  r.spec.layout = *parse_layout(layout);
+  r.spec.workload_id = workload;
+  r.spec.concurrency = c;
+  r.total_tps_per_xpu = tps;
+  r.output_tps_per_xpu = tps / 9;
+  r.tps_per_rated_kw = tps / 1.2;
+  r.tps_per_allin_mw = tps * 1000 / 2.1;
+  r.tpot.median = tpot_s;
+  r.interactivity = 1.0 / tpot_s;
+  r.e2e.median = e2e_s;
+  return r;
+}
+
+ReferencePoint point(Metric m, std::optional<double> at = std::nullopt, double value = 1) {
+  ReferencePoint p;
+  p.id = "p";
+  p.system = "gb200-nvl72";
+  p.model = "gpt-oss-120b";
+  p.metric = m;
+  p.at = at;
+  p.value = value;
+  return p;
+}
+
+TEST(Metric_Value, PeaksAndMinima_AreTheBestOverLayoutsAndLoads) {
+  const std::vector<sim::PointResult> rs{
+      result("tp1", 1, 100, 0.004, 5.0), result("tp1", 64, 3000, 0.02, 20.0),
+      result("tp4", 1, 80, 0.002, 3.0), result("tp4", 64, 2000, 0.01, 12.0),
+      result("tp4", 64, 9999, 0.0001, 0.1, "other")};
+  EXPECT_DOUBLE_EQ(*calib::metric_value(point(Metric::peak_total_tps_per_xpu), "w", rs), 3000);
+  EXPECT_DOUBLE_EQ(*calib::metric_value(point(Metric::peak_mixed_tps_per_kw_rated), "w", rs),
+                   3000 / 1.2);
+  EXPECT_DOUBLE_EQ(*calib::metric_value(point(Metric::min_tbt_ms), "w", rs), 2.0);
+  EXPECT_DOUBLE_EQ(*calib::metric_value(point(Metric::max_interactivity_tok_s_user), "w", rs),
+                   500.0);
+  EXPECT_DOUBLE_EQ(*calib::metric_value(point(Metric::min_e2e_latency_s), "w", rs), 3.0);
+}
+
+TEST(Metric_Value, AtAnInteractivity_InterpolatesTheEnvelope) {
+  // Envelope: (50 tok/s/user, 3000), (100, 2000), (500, 80); tp1 at C=1 (250, 100) is beaten.
+  const std::vector<sim::PointResult> rs{
+      result("tp1", 1, 100, 0.004, 5.0), result("tp1", 64, 3000, 0.02, 20.0),
+      result("tp4", 1, 80, 0.002, 3.0), result("tp4", 64, 2000, 0.01, 12.0)};
+  EXPECT_NEAR(*calib::metric_value(point(Metric::total_tps_per_xpu_at, 75), "w", rs), 2500, 1e-9);
+  EXPECT_NEAR(*calib::metric_value(point(Metric::output_tps_per_xpu_at, 75), "w", rs), 2500.0 / 9,
+              1e-9);
+  EXPECT_NEAR(*calib::metric_value(point(Metric::total_tps_per_allin_mw_at, 100), "w", rs),
+              2000 * 1000 / 2.1, 1e-6);
+  // Below the curve: its highest throughput; beyond it: an error that says so.
+  EXPECT_DOUBLE_EQ(*calib::metric_value(point(Metric::total_tps_per_xpu_at, 10), "w", rs), 3000);
+  auto beyond = calib::metric_value(point(Metric::total_tps_per_xpu_at, 900), "w", rs);
+  ASSERT_FALSE(beyond.has_value());
+  EXPECT_NE(beyond.error().find("beyond the twin's curve"), std::string::npos) << beyond.error();
+}
+
+TEST(Metric_Value, NoSuccessfulPoint_IsAnError) {
+  auto r = result("tp1", 1, 100, 0.004, 5.0);
+  r.error = "does not fit";
+  EXPECT_FALSE(calib::metric_value(point(Metric::peak_total_tps_per_xpu), "w", {r}).has_value());
+  EXPECT_FALSE(calib::metric_value(point(Metric::peak_total_tps_per_xpu), "x", {}).has_value());
+}
+
+TEST(Describes, PrecisionUnsetMeansTheSystemsBest) {
+  InferenceXWorkload run;
+  run.isl = 8192;
+  run.osl = 1024;
+  InferenceXWorkload p = run;
+  EXPECT_TRUE(calib::describes(p, run, "fp4"));
+  p.precision = "fp4";
+  EXPECT_TRUE(calib::describes(p, run, "fp4"));
+  p.precision = "fp8";
+  EXPECT_FALSE(calib::describes(p, run, "fp4"));
+  run.precision = "fp8";
+  EXPECT_TRUE(calib::describes(p, run, "fp4"));
+  p.osl = 2048;
+  EXPECT_FALSE(calib::describes(p, run, "fp4"));
+}
+
+TEST(ErrorSummary, MedianAndMaxOfAbsoluteErrors_FailuresCountedApart) {
+  std::vector<calib::Prediction> ps(4);
+  ps[0].predicted = 1, ps[0].error_pct = -4;
+  ps[1].predicted = 1, ps[1].error_pct = 10;
+  ps[2].predicted = 1, ps[2].error_pct = 2;
+  const auto s = calib::summarise_errors(ps);
+  EXPECT_EQ(s.predicted, 3);
+  EXPECT_EQ(s.failed, 1);
+  EXPECT_DOUBLE_EQ(s.median_abs_pct, 4);
+  EXPECT_DOUBLE_EQ(s.max_abs_pct, 10);
+}
+
+TEST(Plan, PointsOfOneSweepShareIt_UnrunnableWorkloadsSayWhy) {
+  std::vector<ReferencePoint> pts{point(Metric::min_tbt_ms), point(Metric::peak_total_tps_per_xpu),
+                                  point(Metric::min_tbt_ms)};
+  for (auto& p : pts) p.workload.isl = 1024, p.workload.osl = 128;
+  pts[2].system = "gb900-nvl576";  // not in the catalog: its sweep cannot be built
+  calib::PredictOptions opt;
+  opt.concurrency = {1, 4};
+  const auto plan = calib::plan_predictions(shipped_catalog(), pts, opt);
+  EXPECT_EQ(plan.group_of[0], plan.group_of[1]);
+  EXPECT_GE(plan.group_of[0], 0);
+  EXPECT_EQ(plan.group_of[2], -1);
+  EXPECT_NE(plan.errors[2].find("unknown system"), std::string::npos) << plan.errors[2];
+  const auto& g = plan.groups[static_cast<std::size_t>(plan.group_of[0])];
+  EXPECT_GT(g.end, g.begin);
+  // Every layout at both concurrencies in each mode: aggregated, 1p1d and 2p1d on gb200-nvl72.
+  EXPECT_EQ((g.end - g.begin) % 6, 0u);
+}
+
+}  // namespace

@@ -1,0 +1,124 @@
+// racktwin validate and calibrate end to end: reports, error lines naming points, exit codes.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_support.hpp"
+
+namespace {
+
+using racktwin::test::run;
+using json = nlohmann::json;
+
+// A points file in the temporary directory, removed with the object.
+struct PointsFile {
+  std::filesystem::path path;
+  explicit PointsFile(const std::string& name, const std::string& text)
+      : path(std::filesystem::temp_directory_path() / name) {
+    std::ofstream(path) << text;
+  }
+  ~PointsFile() { std::filesystem::remove(path); }
+};
+
+// Cheap points: 1k/128 requests on the 8-XPU layouts of jalapeno-a0.
+const char* kGood = R"(
+  - id: jal-tbt
+    system: jalapeno-a0
+    model: gpt-oss-120b
+    workload: {isl: 1024, osl: 128, range_ratio: 0.8, mtp: false}
+    metric: min_tbt_ms
+    value: 0.7
+  - id: jal-interactivity
+    system: jalapeno-a0
+    model: gpt-oss-120b
+    workload: {isl: 1024, osl: 128, range_ratio: 0.8, mtp: false}
+    metric: max_interactivity_tok_s_user
+    value: 1400
+)";
+
+TEST(Validate_BadPoints, UnknownSystemAndMalformedPoint_ReportedAndTheRestEvaluated) {
+  PointsFile f("racktwin-validate-bad.yaml", std::string("points:") + kGood + R"(
+  - id: nosuch-system
+    system: gb900-nvl576
+    model: gpt-oss-120b
+    workload: {isl: 1024, osl: 128}
+    metric: min_tbt_ms
+    value: 1.0
+  - id: broken
+    system: jalapeno-a0
+    model: gpt-oss-120b
+    workload: {isl: 1024, osl: 128}
+    metric: min_tbt_ms
+)");
+  auto r = run("validate " + f.path.string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("point nosuch-system"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown system 'gb900-nvl576'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("point broken"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'value'"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("jal-tbt"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("jal-interactivity"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4 points: 2 predicted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 rejected"), std::string::npos) << r.out;
+
+  auto j = run("validate " + f.path.string() + " --json");
+  EXPECT_EQ(j.exit_code, 2) << j.err;
+  const json doc = json::parse(j.out);
+  EXPECT_EQ(doc["summary"]["rejected"], 2);
+  EXPECT_EQ(doc["summary"]["predicted"], 2);
+  std::map<std::string, json> by_id;
+  for (const auto& p : doc["points"]) by_id[p["id"].get<std::string>()] = p;
+  EXPECT_EQ(by_id["nosuch-system"]["status"], "rejected");
+  EXPECT_EQ(by_id["broken"]["status"], "rejected");
+  ASSERT_EQ(by_id["jal-tbt"]["status"], "ok");
+  // Two views of one figure agree: interactivity = 1000 / TBT ms.
+  const double tbt = by_id["jal-tbt"]["predicted"].get<double>();
+  EXPECT_GT(tbt, 0.05);
+  EXPECT_LT(tbt, 50.0);
+  EXPECT_NEAR(by_id["jal-interactivity"]["predicted"].get<double>(), 1000.0 / tbt,
+              1e-6 * 1000 / tbt);
+  EXPECT_NEAR(by_id["jal-tbt"]["error_pct"].get<double>(), 100.0 * (tbt - 0.7) / 0.7, 1e-9);
+}
+
+TEST(Validate_GoodFile, ExitsZeroWithMedianAndMax) {
+  PointsFile f("racktwin-validate-good.yaml", std::string("points:") + kGood);
+  auto r = run("validate " + f.path.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 points: 2 predicted, median |error|"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("max |error|"), std::string::npos) << r.out;
+}
+
+TEST(Validate_Errors, MissingFileOrNoPointsList_ExitsTwo) {
+  EXPECT_EQ(run("validate /nonexistent/points.yaml").exit_code, 2);
+  PointsFile f("racktwin-validate-empty.yaml", "name: nothing here\n");
+  auto r = run("validate " + f.path.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("points"), std::string::npos) << r.err;
+}
+
+TEST(Calibrate_Cli, WritesACalibrationFileThatTheCatalogLoads) {
+  PointsFile f("racktwin-calibrate-points.yaml", std::string("points:") + kGood);
+  const auto dir = std::filesystem::temp_directory_path() / "racktwin-calibrate-catalog";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/catalog"))
+    if (e.path().filename() != "calibration.yaml")
+      std::filesystem::copy_file(e.path(), dir / e.path().filename());
+  auto r = run("--catalog " + dir.string() + " calibrate " + f.path.string() +
+               " --params step_overhead --iterations 3 --rounds 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("jalapeno-a0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("median |error|"), std::string::npos) << r.out;
+  ASSERT_TRUE(std::filesystem::exists(dir / "calibration.yaml"));
+  // The catalog now gives jalapeno-a0 its calibration and jalapeno-b0 the family's.
+  auto v = run("--catalog " + dir.string() + " validate " + f.path.string());
+  EXPECT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_NE(v.out.find("jalapeno-a0 calibrated"), std::string::npos) << v.out;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
