@@ -141,7 +141,7 @@ std::vector<std::pair<std::string, std::size_t>> peak_points(const db::StoredRun
 }
 
 std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, ParetoAxis axis,
-                                     const std::vector<PublishedPoint>& published) {
+                                     const std::vector<ReferencePoint>& published) {
   const bool mw = axis == ParetoAxis::per_allin_mw;
   const std::string metric = mw ? "tps_per_allin_mw" : "total_tps_per_xpu";
   const double scale = mw ? 1e-6 : 1.0;  // per MW drawn in millions
@@ -201,18 +201,20 @@ std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, P
   std::vector<Mark> marks;
   for (const auto& pp : published) {
     // Published points are fixed-length workloads: they match a group of the same lengths only.
-    if (pp.model != g.model || g.isl == 0 || pp.isl != g.isl || pp.osl != g.osl) continue;
+    if (pp.model != g.model || g.isl == 0 || pp.workload.isl != g.isl || pp.workload.osl != g.osl)
+      continue;
     if (!to_metric.contains(pp.system)) continue;
     const double k = to_metric[pp.system];
-    if (pp.metric == (mw ? "total_tps_per_allin_mw_at" : "total_tps_per_xpu_at") && pp.at)
+    if (pp.metric == (mw ? Metric::total_tps_per_allin_mw_at : Metric::total_tps_per_xpu_at) &&
+        pp.at)
       marks.push_back({pp.system, *pp.at, pp.value * scale, pp.id});
-    else if (pp.metric == "peak_total_tps_per_xpu")
+    else if (pp.metric == Metric::peak_total_tps_per_xpu)
       marks.push_back({pp.system, -1, pp.value * k, pp.id});
-    else if (pp.metric == "peak_mixed_tps_per_kw_rated")
+    else if (pp.metric == Metric::peak_mixed_tps_per_kw_rated)
       marks.push_back({pp.system, -1, pp.value * rated_kw[pp.system] * k, pp.id});
-    else if (pp.metric == "max_interactivity_tok_s_user")
+    else if (pp.metric == Metric::max_interactivity_tok_s_user)
       marks.push_back({pp.system, pp.value, -1, pp.id});
-    else if (pp.metric == "min_tbt_ms" && pp.value > 0)
+    else if (pp.metric == Metric::min_tbt_ms && pp.value > 0)
       marks.push_back({pp.system, 1000.0 / pp.value, -1, pp.id});
   }
   for (const auto& m : marks) {
@@ -364,7 +366,7 @@ std::unique_ptr<QChart> iteration_breakdown_chart(const db::StoredRun& run, cons
 }
 
 std::vector<NamedChart> run_charts(const db::StoredRun& run,
-                                   const std::vector<PublishedPoint>& published) {
+                                   const std::vector<ReferencePoint>& published) {
   auto safe = [](std::string s) {
     for (char& ch : s)
       if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-')

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "core/reference.hpp"
 #include "db/store.hpp"
-#include "scenarios/published_points.hpp"
 
 QT_BEGIN_NAMESPACE
 class QChart;
@@ -43,7 +43,7 @@ enum class ParetoAxis { per_xpu, per_allin_mw };
 // Throughput against interactivity: each system's Pareto envelope (line) over its points
 // (markers); published points of the same model and lengths overlaid.
 std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, ParetoAxis axis,
-                                     const std::vector<PublishedPoint>& published = {});
+                                     const std::vector<ReferencePoint>& published = {});
 // The distribution of a latency (ttft_s, tpot_s or e2e_s) at each system's peak point.
 std::unique_ptr<QChart> latency_cdf_chart(const db::StoredRun& run, const Group& g,
                                           const std::string& metric);
@@ -58,7 +58,7 @@ struct NamedChart {
 };
 // Every chart of the run.
 std::vector<NamedChart> run_charts(const db::StoredRun& run,
-                                   const std::vector<PublishedPoint>& published = {});
+                                   const std::vector<ReferencePoint>& published = {});
 
 inline constexpr QSize kDefaultSize{1200, 750};
 struct Formats {

@@ -10,7 +10,7 @@
 #include "charts/charts.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
-#include "scenarios/published_points.hpp"
+#include "scenarios/points_loader.hpp"
 
 namespace racktwin::cli {
 namespace {
@@ -42,16 +42,18 @@ QApplication& qt_app() {
   return app;
 }
 
-int render(const db::Store& store, std::int64_t run, const std::string& dir,
+int render(const Catalog& cat, const db::Store& store, std::int64_t run, const std::string& dir,
            const std::string& points_file, charts::Formats formats, QSize size, bool quiet) {
-  std::vector<PublishedPoint> published;
+  std::vector<ReferencePoint> published;
   if (!points_file.empty()) {
-    auto p = load_published_points(points_file);
+    auto p = load_points_file(points_file, cat);
     if (!p) {
       print_diagnostics(p.error(), points_file);
       return kExitInput;
     }
-    published = std::move(*p);
+    // A point the loader rejects is not drawn; say which and why.
+    for (const auto& r : p->rejected) print_diagnostics(r.problems, points_file);
+    published = std::move(p->points);
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -80,7 +82,7 @@ int render(const db::Store& store, std::int64_t run, const std::string& dir,
   return kExitOk;
 }
 
-int plot(const PlotArgs& a) {
+int plot(const Catalog& cat, const PlotArgs& a) {
   charts::Formats formats{false, false};
   for (const auto& f : CLI::detail::split(a.format, ',')) {
     if (f == "png")
@@ -96,14 +98,14 @@ int plot(const PlotArgs& a) {
   if (!store) return store.error();
   const auto id = resolve_run(*store, a.run);
   if (!id) return kExitInput;
-  return render(*store, *id, a.out, a.points, formats, QSize(a.width, a.height), false);
+  return render(cat, *store, *id, a.out, a.points, formats, QSize(a.width, a.height), false);
 }
 
 }  // namespace
 
-int render_run_plots(const db::Store& store, std::int64_t run, const std::string& dir,
-                     const std::string& points_file, bool quiet) {
-  return render(store, run, dir, points_file, {}, charts::kDefaultSize, quiet);
+int render_run_plots(const Catalog& cat, const db::Store& store, std::int64_t run,
+                     const std::string& dir, const std::string& points_file, bool quiet) {
+  return render(cat, store, run, dir, points_file, {}, charts::kDefaultSize, quiet);
 }
 
 void add_plot_command(CLI::App& app, Commands& out) {
@@ -124,7 +126,7 @@ void add_plot_command(CLI::App& app, Commands& out) {
       ->capture_default_str()
       ->check(CLI::Range(200, 10000));
   add_db_option(c, a->db);
-  out.push_back({c, [a](const Catalog&) { return plot(*a); }});
+  out.push_back({c, [a](const Catalog& cat) { return plot(cat, *a); }});
 }
 
 }  // namespace racktwin::cli

@@ -142,7 +142,7 @@ void RunRecorder::fail(const std::string& error) {
       id_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(), error);
 }
 
-int RunRecorder::report() {
+int RunRecorder::report(const Catalog& cat) {
   const std::string note = fmt::format("Stored as run {} in {} (racktwin runs show {} --db {})",
                                        id_, store_->path(), id_, store_->path());
   if (!options_.json)
@@ -152,7 +152,7 @@ int RunRecorder::report() {
   const std::string dir = !options_.plots.empty() ? options_.plots : scenario_plots_.value_or("");
   if (dir.empty()) return kExitOk;
   std::fflush(stdout);
-  return render_run_plots(*store_, id_, dir, options_.points, options_.quiet || options_.json);
+  return render_run_plots(cat, *store_, id_, dir, options_.points, options_.quiet || options_.json);
 }
 
 }  // namespace racktwin::cli

@@ -75,7 +75,7 @@ class RunRecorder {
   void fail(const std::string& error);
   // After the report: the run id line (stdout, or stderr with --json), then the plots when asked.
   // Returns an exit code (plots that cannot be written are a runtime failure).
-  int report();
+  int report(const Catalog& cat);
   std::int64_t id() const { return id_; }
 
  private:
@@ -90,7 +90,7 @@ class RunRecorder {
 
 // Renders every chart of a stored run into `dir` (PNG and SVG); prints what it wrote unless
 // quiet. Returns an exit code. Defined in plot_cmd.cpp.
-int render_run_plots(const db::Store& store, std::int64_t run, const std::string& dir,
-                     const std::string& points_file, bool quiet);
+int render_run_plots(const Catalog& cat, const db::Store& store, std::int64_t run,
+                     const std::string& dir, const std::string& points_file, bool quiet);
 
 }  // namespace racktwin::cli

@@ -229,7 +229,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
     json j{{"racktwin", kVersion}, {"commit", kGitCommit}, {"scenario", sc->name}, {"file", a.path},
            {"seed", seed},         {"points", pts},        {"pareto", envs}};
     fmt::print("{}\n", j.dump(2));
-    return recorder->report();
+    return recorder->report(cat);
   }
 
   fmt::print("racktwin {} (commit {}): scenario '{}', seed {}, {} points simulated\n", kVersion,
@@ -277,7 +277,7 @@ int run_scenario(const Catalog& cat, const RunArgs& a) {
   int failed = 0;
   for (const auto& r : *results) failed += r.error.empty() ? 0 : 1;
   if (failed > 0) fmt::print("{} points could not run (see --json for each reason)\n", failed);
-  return recorder->report();
+  return recorder->report(cat);
 }
 
 }  // namespace

@@ -128,24 +128,24 @@ TEST_F(Charts, EveryChart_RendersPngOfTheSizeNotBlank_AndSvgThatParses) {
   }
 }
 
-TEST_F(Charts, Pareto_PublishedPointsOfTheSameShape_AreOverlaid) {
+TEST_F(Charts, Pareto_ReferencePointsOfTheSameShape_AreOverlaid) {
   const auto run = sample_run();
   const auto g = charts::groups(run).at(0);
   EXPECT_EQ(g.isl, 8192);
-  PublishedPoint at;
+  ReferencePoint at;
   at.id = "p1";
   at.system = "gb200-nvl72";
   at.model = "gpt-oss-120b";
-  at.isl = 8192;
-  at.osl = 1024;
-  at.metric = "total_tps_per_xpu_at";
+  at.workload.isl = 8192;
+  at.workload.osl = 1024;
+  at.metric = Metric::total_tps_per_xpu_at;
   at.at = 100;
   at.value = 5000;
-  PublishedPoint peak = at;
-  peak.metric = "peak_total_tps_per_xpu";
+  ReferencePoint peak = at;
+  peak.metric = Metric::peak_total_tps_per_xpu;
   peak.at.reset();
-  PublishedPoint other_shape = at;
-  other_shape.isl = 1024;
+  ReferencePoint other_shape = at;
+  other_shape.workload.isl = 1024;
   const auto base = charts::pareto_chart(run, g, charts::ParetoAxis::per_xpu);
   const auto with =
       charts::pareto_chart(run, g, charts::ParetoAxis::per_xpu, {at, peak, other_shape});
