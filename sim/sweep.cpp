@@ -1,10 +1,12 @@
 #include "sim/sweep.hpp"
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <type_traits>
@@ -250,16 +252,23 @@ bool write_all(int fd, const std::string& data) {
   return true;
 }
 
-std::string read_all(int fd) {
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
+// A rough cost of simulating one point, in requests: it orders and groups the points so that the
+// child processes finish together. Only the balance depends on it, never a result.
+double cost_estimate(const PointSpec& s) {
+  double requests = 0;
+  switch (s.kind) {
+    case WorkloadKind::inferencex:
+      requests = static_cast<double>(s.concurrency) * s.workload.prompts_per_client;
+      break;
+    case WorkloadKind::trace:
+      requests = s.trace.requests ? static_cast<double>(s.trace.requests->size()) : 0.0;
+      break;
+    default:
+      requests = static_cast<double>(s.concurrency) * 10.0;
+      break;
   }
-  return out;
+  // Decode iterations grow with the output length; a fixed part is building the platform.
+  return 20.0 + requests * (1.0 + static_cast<double>(s.workload.osl) / 1024.0);
 }
 
 }  // namespace
@@ -270,36 +279,60 @@ std::expected<std::vector<PointResult>, std::string> simulate_isolated(
   std::vector<PointResult> results(specs.size());
   for (std::size_t i = 0; i < specs.size(); ++i) results[i].spec = specs[i];
   if (specs.empty()) return results;
-  const std::size_t n =
-      std::clamp<std::size_t>(static_cast<std::size_t>(std::max(jobs, 1)), 1, specs.size());
+  const std::size_t workers = static_cast<std::size_t>(std::max(jobs, 1));
+
+  // Tasks: the points by decreasing estimated cost, cut into groups of about a twelfth of a
+  // worker's share (an expensive point alone), so that the longest go first and the short ones
+  // fill in at the end.
+  std::vector<std::size_t> order(specs.size());
+  std::vector<double> cost(specs.size());
+  double total = 0;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    order[i] = i;
+    cost[i] = cost_estimate(specs[i]);
+    total += cost[i];
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+  const double grain = total / static_cast<double>(workers * 12);
+  std::vector<std::vector<std::size_t>> tasks;
+  double in_task = 0;
+  for (std::size_t i : order) {
+    if (tasks.empty() || (in_task > 0 && in_task + cost[i] > grain)) {
+      tasks.emplace_back();
+      in_task = 0;
+    }
+    tasks.back().push_back(i);
+    in_task += cost[i];
+  }
+  // One task per process (SimGrid keeps one engine per process), at most `workers` at a time.
   struct Child {
     pid_t pid = -1;
     int fd = -1;
-    std::size_t begin = 0, end = 0;
+    std::size_t task = 0;
+    std::string msg;
   };
-  std::vector<Child> children;
+  std::vector<Child> running;
   std::fflush(nullptr);  // the children must not flush the parent's buffered output again
   std::string failure;
-  for (std::size_t k = 0; k < n; ++k) {
-    Child c;
-    c.begin = specs.size() * k / n;
-    c.end = specs.size() * (k + 1) / n;
+  std::size_t next = 0;
+  auto start = [&](std::size_t t) {
     int fd[2];
     if (::pipe(fd) != 0) {
       failure = std::string("cannot create a pipe: ") + std::strerror(errno);
-      break;
+      return;
     }
-    c.pid = ::fork();
-    if (c.pid < 0) {
+    const pid_t pid = ::fork();
+    if (pid < 0) {
       failure = std::string("cannot fork: ") + std::strerror(errno);
       ::close(fd[0]);
       ::close(fd[1]);
-      break;
+      return;
     }
-    if (c.pid == 0) {
+    if (pid == 0) {
       ::close(fd[0]);
-      const std::vector<PointSpec> part(specs.begin() + static_cast<std::ptrdiff_t>(c.begin),
-                                        specs.begin() + static_cast<std::ptrdiff_t>(c.end));
+      std::vector<PointSpec> part;
+      for (std::size_t i : tasks[t]) part.push_back(specs[i]);
       auto r = simulate(catalog, part, options);
       std::string msg;
       if (r)
@@ -309,29 +342,53 @@ std::expected<std::vector<PointResult>, std::string> simulate_isolated(
       _exit(write_all(fd[1], msg) ? 0 : 1);
     }
     ::close(fd[1]);
-    c.fd = fd[0];
-    children.push_back(c);
-  }
-  for (auto& c : children) {
-    const std::string msg = read_all(c.fd);
+    running.push_back({pid, fd[0], t, {}});
+  };
+  // Reads what the children send (a child blocks on a full pipe until it is read), and gathers
+  // the results of each one that ends.
+  auto finish = [&](Child& c) {
     ::close(c.fd);
     int status = 0;
     while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (!failure.empty()) continue;
-    if (msg.empty()) {
+    if (!failure.empty()) return;
+    if (c.msg.empty()) {
       failure =
           "a simulation process ended without results (exit status " + std::to_string(status) + ")";
-    } else if (msg[0] == 'E') {
-      failure = msg.substr(1);
+    } else if (c.msg[0] == 'E') {
+      failure = c.msg.substr(1);
     } else {
-      std::vector<PointResult> part(results.begin() + static_cast<std::ptrdiff_t>(c.begin),
-                                    results.begin() + static_cast<std::ptrdiff_t>(c.end));
-      if (!decode(msg.substr(1), part)) {
+      std::vector<PointResult> part;
+      for (std::size_t i : tasks[c.task]) part.push_back(results[i]);
+      if (!decode(c.msg.substr(1), part)) {
         failure = "a simulation process sent truncated results";
       } else {
-        std::move(part.begin(), part.end(), results.begin() + static_cast<std::ptrdiff_t>(c.begin));
+        for (std::size_t k = 0; k < part.size(); ++k)
+          results[tasks[c.task][k]] = std::move(part[k]);
       }
+    }
+  };
+  while (true) {
+    while (failure.empty() && running.size() < workers && next < tasks.size()) start(next++);
+    if (running.empty()) break;
+    std::vector<pollfd> fds;
+    for (const auto& c : running) fds.push_back({c.fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      failure = std::string("cannot wait for the simulation processes: ") + std::strerror(errno);
+      for (auto& c : running) ::kill(c.pid, SIGKILL);
+    }
+    for (std::size_t k = running.size(); k-- > 0;) {
+      if (fds[k].revents == 0 && failure.empty()) continue;
+      char buf[65536];
+      const ssize_t n = ::read(running[k].fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n > 0) {
+        running[k].msg.append(buf, static_cast<std::size_t>(n));
+        continue;
+      }
+      finish(running[k]);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
     }
   }
   if (!failure.empty()) return std::unexpected(failure);

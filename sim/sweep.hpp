@@ -71,8 +71,10 @@ enum class CurveValue { total_tps_per_xpu, output_tps_per_xpu, total_tps_per_all
 std::map<CurveKey, std::vector<CurvePoint>> envelopes(const std::vector<PointResult>& results,
                                                       CurveValue value);
 
-// Runs simulate() over `specs` in `jobs` forked child processes (each takes a contiguous share of
-// the points) and gathers the results in order. Every scalar field of PointResult comes back; the
+// Runs simulate() over `specs` in forked child processes, at most `jobs` at a time, and gathers the
+// results in order. The points go out in groups, the costliest first (by an estimate from their
+// load), so that the processes finish together; the results do not depend on the grouping, since
+// each point's seed is its own. Every scalar field of PointResult comes back; the
 // one-second time series does not.
 std::expected<std::vector<PointResult>, std::string> simulate_isolated(
     const Catalog& catalog, const std::vector<PointSpec>& specs, int jobs = 1,
