@@ -19,6 +19,9 @@ const std::vector<ParamRule>& param_rules() {
       {"layer_overhead", 0.2e-6, 50e-6, 1.0, 0.0},
       {"step_overhead", 10e-6, 5e-3, 1.0, 0.0},
       {"moe_imbalance", 1.0, 3.0, 0.2, 0.0},
+      // The prior is 0: the offset of 20 ms makes 0 representable and a few hundred ms about two
+      // sigma away.
+      {"request_latency", 0.0, 2.0, 1.5, 0.02},
   };
   return rules;
 }
@@ -55,7 +58,7 @@ double to_x(const ParamRule& r, double theta) {
   return std::log(theta + r.offset);
 }
 double to_theta(const ParamRule& r, double x) {
-  return std::exp(x) - r.offset;
+  return std::clamp(std::exp(x) - r.offset, r.lo, r.hi);
 }
 
 perf::Efficiency efficiency_at(const State& s, const std::vector<double>& x) {
@@ -525,9 +528,16 @@ std::expected<FitReport, std::string> calibrate(const Catalog& cat,
     for (std::size_t k = 0; k < s.rules.size(); ++k) {
       const ParamRule& r = *s.rules[k];
       fit.params.push_back(r.name);
+      // Pinned: within 1% of a bound, with the objective still falling beyond it by more than
+      // 0.05 per unit of x (a parameter resting at a bound the points are all but indifferent
+      // to, such as a zero request_latency on a throughput-only system, is not pinned).
       const double theta = to_theta(r, s.x[k]);
-      if (theta <= r.lo + 0.01 * std::max(r.lo, 1e-12) || theta >= r.hi * 0.99)
-        fit.pinned.push_back(r.name);
+      double slope = 0;  // d objective / d x_k
+      for (std::size_t row = 0; row < s.f.size() && row < s.J.size(); ++row)
+        slope += 2 * s.f[row] * s.J[row][k];
+      const bool low = theta <= r.lo + 0.01 * std::max(r.lo, 1e-12) && slope > 0.05;
+      const bool high = theta >= r.hi * 0.99 && slope < -0.05;
+      if (low || high) fit.pinned.push_back(r.name);
     }
     for (std::size_t i : s.points) fit.points.push_back(input_index[i]);
     fit.cost_prior = s.cost_prior;

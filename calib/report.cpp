@@ -60,6 +60,10 @@ std::string micro(Seconds s) {
   return num(s.value() * 1e6) + " us";
 }
 
+std::string milli(Seconds s) {
+  return num(s.value() * 1e3) + " ms";
+}
+
 std::string list(const std::vector<std::string>& v) {
   std::string out = "[";
   for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
@@ -86,7 +90,7 @@ void entry(std::string& out, const CalibratedEfficiency& e) {
          ", comm_eff: " + num(v.comm_eff) + ", alpha: " + micro(v.alpha) +
          ", overlap: " + num(v.overlap) + ", layer_overhead: " + micro(v.layer_overhead) +
          ", step_overhead: " + micro(v.step_overhead) + ", moe_imbalance: " + num(v.moe_imbalance) +
-         "}\n";
+         ", request_latency: " + milli(v.request_latency) + "}\n";
   if (!e.family) {
     out += "      residuals:\n";
     for (const auto& r : e.residuals)

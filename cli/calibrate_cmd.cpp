@@ -44,6 +44,7 @@ std::string param_text(const perf::Efficiency& e, const std::string& name) {
   const double v = *perf::efficiency_parameter(e, name);
   if (name == "alpha" || name == "layer_overhead" || name == "step_overhead")
     return fmt::format("{:.3g} us", v * 1e6);
+  if (name == "request_latency") return fmt::format("{:.3g} ms", v * 1e3);
   return fmt::format("{:.3g}", v);
 }
 
@@ -161,9 +162,9 @@ void add_calibrate_command(CLI::App& app, Commands& out, std::string command_lin
       ->required();
   cmd->add_option("--systems", a->systems, "Fit only these systems (default: every one in FILE)")
       ->delimiter(',');
-  cmd->add_option(
-         "--params", a->params,
-         "Parameters to fit (default: mfu,mbu,comm_eff,alpha,layer_overhead,step_overhead)")
+  cmd->add_option("--params", a->params,
+                  "Parameters to fit (default: mfu,mbu,comm_eff,alpha,layer_overhead,step_overhead,"
+                  "request_latency)")
       ->delimiter(',');
   cmd->add_option("--out", a->out,
                   "Calibration file to write (default: calibration.yaml in the catalog directory)");

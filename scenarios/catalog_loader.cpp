@@ -208,8 +208,9 @@ struct Loader {
   void resolve();
 };
 
-// Reads the eight efficiency parameters with `number(key, lo, hi)` and `time(key)` (each returns
-// an optional); false when one of them is missing or invalid. The ranges are the loader's checks.
+// Reads the efficiency parameters with `number(key, lo, hi)` and `time(key, required)` (each
+// returns an optional); false when one of them is missing or invalid. The ranges are the loader's
+// checks. `request_latency` is optional (0 when absent): files written before it existed load.
 template <class Number, class Time>
 bool read_efficiency_values(perf::Efficiency& e, Number number, Time time) {
   bool ok = true;
@@ -220,7 +221,7 @@ bool read_efficiency_values(perf::Efficiency& e, Number number, Time time) {
       ok = false;
   };
   auto t = [&](std::string_view key, Seconds& out) {
-    if (auto v = time(key))
+    if (auto v = time(key, true))
       out = *v;
     else
       ok = false;
@@ -233,6 +234,10 @@ bool read_efficiency_values(perf::Efficiency& e, Number number, Time time) {
   t("layer_overhead", e.layer_overhead);
   t("step_overhead", e.step_overhead);
   frac("moe_imbalance", e.moe_imbalance, 1.0, 8.0);
+  if (auto v = time("request_latency", false))
+    e.request_latency = *v;
+  else
+    ok = false;
   return ok;
 }
 
@@ -803,7 +808,10 @@ void Loader::read_efficiency_prior(Context& ctx, const YAML::Node& n, const std:
       [&](std::string_view key, double lo, double hi) {
         return fields.number(m, key, true, lo, hi);
       },
-      [&](std::string_view key) { return fields.quantity<Seconds>(m, key, true); });
+      [&](std::string_view key, bool required) -> std::optional<Seconds> {
+        if (!required && !m.has(key)) return Seconds(0.0);
+        return fields.quantity<Seconds>(m, key, true);
+      });
   ok = ok && values_ok;
   m.finish();
   if (!ok || !id) return;
@@ -868,11 +876,14 @@ std::optional<CalibratedEfficiency> Loader::read_calibrated(Context& ctx, const 
     const bool values_ok = read_efficiency_values(
         c.values,
         [&](std::string_view key, double lo, double hi) { return v.number(key, true, lo, hi); },
-        [&](std::string_view key) { return v.quantity<Seconds>(key, true); });
+        [&](std::string_view key, bool required) -> std::optional<Seconds> {
+          if (!required && !v.has(key)) return Seconds(0.0);
+          return v.quantity<Seconds>(key, true);
+        });
     ok = ok && values_ok;
     v.finish();
   } else {
-    m.missing("values", "a mapping of the eight efficiency parameters");
+    m.missing("values", "a mapping of the efficiency parameters");
     ok = false;
   }
   if (m.has("residuals")) {

@@ -161,11 +161,14 @@ void frontend(Point* p) {
     p->inbox[static_cast<std::size_t>(k)].push_back(r);
     p->wake[static_cast<std::size_t>(k)]->notify_one();
   };
+  // A client's request reaches its replica after the front end's latency (HTTP, tokenization,
+  // routing); the replica admits it from then on. Its TTFT and E2E count from `at`.
+  const double front_end = p->spec.efficiency.request_latency.value();
   auto issue_index = [&](std::size_t index, int client, double at) {
     Request* r = &p->requests[index];
     r->client = client;
     r->arrival = at;
-    r->ready = at;
+    r->ready = at + front_end;
     route(r);
   };
   auto issue = [&](int client, double at) {
@@ -333,10 +336,22 @@ void replica(Point* p, int k) {
     p->transfers.push_back(t);
     p->offload_mailbox[static_cast<std::size_t>(k)]->put_init(&p->transfers.back(), 0)->detach();
   };
+  // The earliest time a request in the inbox may be admitted (infinite when it is empty).
+  auto earliest = [&] {
+    double t = std::numeric_limits<double>::infinity();
+    for (const Request* r : inbox) t = std::min(t, r->ready);
+    return t;
+  };
+  // Admits the requests of the inbox that have reached the replica by `now`, in order; the others
+  // (still in the front end) stay.
   auto drain = [&] {
-    while (!inbox.empty()) {
+    for (std::size_t i = 0, count = inbox.size(); i < count; ++i) {
       Request* r = inbox.front();
       inbox.pop_front();
+      if (r->ready > now) {
+        inbox.push_back(r);
+        continue;
+      }
       if (decode_pool) {
         e.admit_prefilled(r);
       } else if (offload && !r->load_checked) {
@@ -400,10 +415,13 @@ void replica(Point* p, int k) {
         } else {
           wake->wait(lock);
         }
-        if (!inbox.empty()) now = std::max(now, inbox.front()->ready);
+        if (!inbox.empty()) now = std::max(now, earliest());
         continue;
       }
+      // Idle with requests still in the front end: the replica's time moves to the first one.
+      if (!e.busy()) now = std::max(now, earliest());
       drain();
+      if (!e.busy()) continue;  // every admitted request went to a load from host DRAM
       // The step model for now: the slowed one inside a slowdown span.
       const perf::StepModel* model = p->model.get();
       for (const auto& sl : p->slowdowns[static_cast<std::size_t>(k)])
@@ -431,11 +449,14 @@ void replica(Point* p, int k) {
         sg4::this_actor::sleep_until(b[0]);
         lock.lock();
       } else {
-        // A fused stretch: stop at the first boundary after an arrival, if one comes.
+        // A fused stretch: stop at the first boundary after an arrival, if one comes (or is
+        // already on its way through the front end).
         while (true) {
-          if (wake->wait_until(lock, b.back()) == std::cv_status::timeout) break;
+          if (earliest() >= b.back() && wake->wait_until(lock, b.back()) == std::cv_status::timeout)
+            break;
           if (inbox.empty()) continue;
-          const double ta = inbox.front()->ready;
+          const double ta = earliest();
+          if (ta >= b.back()) continue;
           j = static_cast<std::size_t>(std::lower_bound(b.begin(), b.end(), ta) - b.begin()) + 1;
           j = std::min(j, b.size());
           lock.unlock();

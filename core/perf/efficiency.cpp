@@ -18,15 +18,16 @@ Member member(Efficiency& e, std::string_view name) {
   if (name == "layer_overhead") return {nullptr, &e.layer_overhead};
   if (name == "step_overhead") return {nullptr, &e.step_overhead};
   if (name == "moe_imbalance") return {&e.moe_imbalance, nullptr};
+  if (name == "request_latency") return {nullptr, &e.request_latency};
   return {};
 }
 
 }  // namespace
 
 const std::vector<std::string>& efficiency_parameter_names() {
-  static const std::vector<std::string> names{"mfu",           "mbu",          "comm_eff",
-                                              "alpha",         "overlap",      "layer_overhead",
-                                              "step_overhead", "moe_imbalance"};
+  static const std::vector<std::string> names{"mfu",           "mbu",           "comm_eff",
+                                              "alpha",         "overlap",       "layer_overhead",
+                                              "step_overhead", "moe_imbalance", "request_latency"};
   return names;
 }
 

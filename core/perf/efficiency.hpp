@@ -23,6 +23,9 @@ struct Efficiency {
   Seconds layer_overhead{4e-6};   // fixed cost per layer per pass (kernel launches, norms, sync)
   Seconds step_overhead{150e-6};  // fixed cost per engine iteration (scheduler, sampling, host)
   double moe_imbalance = 1.25;    // tokens on the busiest EP rank / mean tokens per EP rank (>= 1)
+  // Latency the serving front end adds to every request before it reaches a replica (HTTP,
+  // tokenization, routing). It delays the request's first token and its end, not the engine.
+  Seconds request_latency{0.0};
 };
 
 // The parameter names as catalogs, calibration files and `racktwin calibrate --params` spell
