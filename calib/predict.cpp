@@ -54,6 +54,7 @@ PredictionPlan plan_predictions(const Catalog& cat, const std::vector<ReferenceP
       w.inferencex = p.workload;
       sc.workloads = {w};
       sc.concurrency = options.concurrency;
+      sc.layouts.replica_xpus = options.replica_xpus;
       sim::SweepOptions so;
       so.seed = options.seed;
       std::vector<ServingMode> modes{ServingMode{}};

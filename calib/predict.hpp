@@ -33,6 +33,9 @@ struct PredictOptions {
   // Serving modes: every sweep runs aggregated, and also in these disaggregated modes on systems
   // whose serving stack offers disaggregation (System::serving.disaggregation).
   std::vector<ServingMode> disaggregated{ServingMode{1, 1}, ServingMode{2, 1}};
+  // Replica sizes (XPUs) whose valid layouts the sweeps try; empty: the compute tray and 8 XPUs,
+  // as `racktwin run` by default.
+  std::vector<int> replica_xpus;
   // Efficiency of a system; unset: the catalog's (Catalog::efficiency_for).
   std::function<std::optional<perf::Efficiency>(const System&)> efficiency;
 };

@@ -28,6 +28,7 @@ struct CalibrateArgs {
   int jobs = 0;
   int iterations = 0;
   int rounds = 0;
+  std::vector<int> replica_xpus;
   std::string command;
 };
 
@@ -71,6 +72,7 @@ int calibrate(const Catalog& cat, const CalibrateArgs& a) {
   opt.jobs = a.jobs > 0 ? a.jobs : default_jobs();
   if (a.iterations > 0) opt.max_iterations = a.iterations;
   if (a.rounds > 0) opt.rounds = a.rounds;
+  opt.predict.replica_xpus = a.replica_xpus;
   opt.progress = [&](const std::string& line) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fmt::print(stderr, "[{:6.1f} s] {}\n", s, line);
@@ -170,6 +172,10 @@ void add_calibrate_command(CLI::App& app, Commands& out, std::string command_lin
                   "Calibration file to write (default: calibration.yaml in the catalog directory)");
   cmd->add_option("--jobs", a->jobs, "Simulation processes (default: the cores, at most 4)")
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--replica-xpus", a->replica_xpus,
+                  "Replica sizes whose layouts the sweeps try (default: the compute tray and 8)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--iterations", a->iterations, "Optimiser steps per round (default: 12)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--rounds", a->rounds,

@@ -45,6 +45,7 @@ struct ValidateArgs {
   bool json = false;
   std::optional<std::uint64_t> seed;
   int jobs = 0;
+  std::vector<int> replica_xpus;
 };
 
 json workload_json(const InferenceXWorkload& w) {
@@ -61,6 +62,7 @@ int validate(const Catalog& cat, const ValidateArgs& a) {
   }
   calib::PredictOptions opt;
   if (a.seed) opt.seed = *a.seed;
+  opt.replica_xpus = a.replica_xpus;
   const auto plan = calib::plan_predictions(cat, pf->points, opt);
   auto results = sim::simulate_isolated(cat, plan.specs, a.jobs > 0 ? a.jobs : default_jobs(), {});
   if (!results) {
@@ -159,6 +161,10 @@ void add_validate_command(CLI::App& app, Commands& out) {
       ->required();
   cmd->add_flag("--json", a->json, "Every point and the summary, machine-readable");
   cmd->add_option("--seed", a->seed, "Master seed of the sweeps (default: 20260801)");
+  cmd->add_option("--replica-xpus", a->replica_xpus,
+                  "Replica sizes whose layouts the sweeps try (default: the compute tray and 8)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--jobs", a->jobs, "Simulation processes (default: the cores, at most 4)")
       ->check(CLI::Range(1, 256));
   out.push_back({cmd, [a](const Catalog& cat) { return validate(cat, *a); }});
