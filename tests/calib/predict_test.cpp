@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "test_support.hpp"
 
 namespace {
@@ -123,6 +125,23 @@ TEST(Plan, PointsOfOneSweepShareIt_UnrunnableWorkloadsSayWhy) {
   EXPECT_GT(g.end, g.begin);
   // Every layout at both concurrencies in each mode: aggregated, 1p1d and 2p1d on gb200-nvl72.
   EXPECT_EQ((g.end - g.begin) % 6, 0u);
+}
+
+TEST(Plan, ReplicaSizes_ChooseTheLayoutsTried) {
+  std::vector<ReferencePoint> pts{point(Metric::peak_total_tps_per_xpu)};
+  pts[0].workload.isl = 1024, pts[0].workload.osl = 128;
+  calib::PredictOptions opt;
+  opt.concurrency = {1};
+  opt.disaggregated.clear();
+  auto xpus_of = [&](const calib::PredictionPlan& plan) {
+    std::set<int> sizes;
+    for (const auto& s : plan.specs) sizes.insert(s.layout.xpus());
+    return sizes;
+  };
+  // Default: the compute tray (4 on gb200-nvl72) and 8 XPUs.
+  EXPECT_EQ(xpus_of(calib::plan_predictions(shipped_catalog(), pts, opt)), (std::set<int>{4, 8}));
+  opt.replica_xpus = {1, 2};
+  EXPECT_EQ(xpus_of(calib::plan_predictions(shipped_catalog(), pts, opt)), (std::set<int>{1, 2}));
 }
 
 }  // namespace
