@@ -45,7 +45,8 @@ std::string param_text(const perf::Efficiency& e, const std::string& name) {
   const double v = *perf::efficiency_parameter(e, name);
   if (name == "alpha" || name == "layer_overhead" || name == "step_overhead")
     return fmt::format("{:.3g} us", v * 1e6);
-  if (name == "request_latency") return fmt::format("{:.3g} ms", v * 1e3);
+  if (name == "request_latency")  // below a microsecond it is nothing a user could measure
+    return v < 1e-6 ? std::string("0 ms") : fmt::format("{:.3g} ms", v * 1e3);
   return fmt::format("{:.3g}", v);
 }
 
