@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "app/json.hpp"
 #include "cli/commands.hpp"
 #include "scenarios/scenario_loader.hpp"
 
@@ -16,18 +17,6 @@ std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
   return s;
-}
-
-json diagnostics_json(const Diagnostics& d) {
-  json arr = json::array();
-  for (const auto& x : d)
-    arr.push_back({{"file", x.where.file},
-                   {"line", x.where.line},
-                   {"column", x.where.column},
-                   {"path", x.path},
-                   {"message", x.message},
-                   {"hint", x.hint}});
-  return arr;
 }
 
 std::string plural(std::size_t n, const std::string& one, const std::string& many = "") {
@@ -70,7 +59,7 @@ int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
   auto sc = load_scenario_file(path, cat);
   if (!sc) {
     if (as_json) {
-      json j{{"file", path}, {"valid", false}, {"errors", diagnostics_json(sc.error())}};
+      json j{{"file", path}, {"valid", false}, {"errors", app::diagnostics_json(sc.error())}};
       fmt::print("{}\n", j.dump(2));
     } else {
       print_diagnostics(sc.error(), path);
