@@ -203,6 +203,7 @@ perf::Efficiency pool_family(const perf::Efficiency& prior, const std::vector<Sy
 std::expected<FitReport, std::string> calibrate(const Catalog& cat,
                                                 const std::vector<ReferencePoint>& all_points,
                                                 const FitOptions& options) {
+  if (!options.simulate) return std::unexpected("calibrate needs a simulate function");
   for (const auto& name : options.params)
     if (rule_of(name) == nullptr)
       return std::unexpected("unknown efficiency parameter '" + name + "'" +
@@ -305,7 +306,7 @@ std::expected<FitReport, std::string> calibrate(const Catalog& cat,
       }
       ranges.emplace_back(begin, batch.size());
     }
-    auto results = sim::simulate_isolated(cat, batch, options.jobs);
+    auto results = options.simulate(batch);
     if (!results) return std::unexpected(results.error());
     report.simulated_points += static_cast<int>(batch.size());
     std::vector<std::vector<double>> out;
@@ -357,7 +358,7 @@ std::expected<FitReport, std::string> calibrate(const Catalog& cat,
     }
     say("simulating the full sweeps " + why + " (" + std::to_string(full.size()) + " points)");
     report.simulated_points += static_cast<int>(full.size());
-    return sim::simulate_isolated(cat, full, options.jobs);
+    return options.simulate(full);
   };
   auto results = full_sweeps("at the priors");
   if (!results) return std::unexpected(results.error());

@@ -8,8 +8,8 @@
 // + sum over its fitted parameters  ((ln(theta + offset) - ln(theta_prior + offset)) / sigma)^2
 //
 // by Levenberg-Marquardt in the log parameters, within bounds. Predictions come from the sweeps of
-// calib/predict.hpp (the code path of `racktwin run`), simulated in forked children
-// (sim::simulate_isolated): each optimiser step evaluates the candidate and its finite-difference
+// calib/predict.hpp (the code path of `racktwin run`), simulated by the caller's simulate function
+// (worker processes: app/sim_job.hpp): each optimiser step evaluates the candidate and its finite-difference
 // perturbations of every system as one batch. To keep a step cheap the sweeps are cut to the
 // layouts and concurrencies that decide each point under the current parameters (the best
 // layouts of a peak or minimum metric, the envelope points around an `at`); after each round the
@@ -48,7 +48,10 @@ struct FitOptions {
   int max_iterations = 12;           // optimiser steps per round
   int rounds = 3;  // at most: cut, fit, simulate the full sweeps; again while they disagree
   int layouts_per_point = 3;  // layouts kept per peak / minimum point
-  int jobs = 2;               // simulation processes
+  // Simulates a batch of points and returns their results in order (required).
+  std::function<std::expected<std::vector<sim::PointResult>, std::string>(
+      const std::vector<sim::PointSpec>&)>
+      simulate;
   double step = 0.04;         // finite-difference step in x
   PredictOptions predict;     // seed, concurrencies, serving modes of the sweeps
   // Called with a line of progress now and then; the library never prints.

@@ -9,7 +9,7 @@
 // its Pareto envelope, as InferenceX reads its published curves (docs/validation.md).
 //
 // Contract: planning and evaluation never simulate and never print; the caller simulates the
-// plan's points (in this process with sim::simulate, or in children with sim::simulate_isolated)
+// plan's points (in this process with sim::simulate, or in worker processes: app/sim_job.hpp)
 // and hands the results back in the same order.
 
 #include <cstdint>

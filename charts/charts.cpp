@@ -143,7 +143,7 @@ std::vector<std::pair<std::string, std::size_t>> peak_points(const db::StoredRun
 std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, ParetoAxis axis,
                                      const std::vector<ReferencePoint>& published) {
   const bool mw = axis == ParetoAxis::per_allin_mw;
-  const std::string metric = mw ? "tps_per_allin_mw" : "total_tps_per_xpu";
+  const std::string metric = mw ? "tps_per_allin_provisioned_mw" : "total_tps_per_xpu";
   const double scale = mw ? 1e-6 : 1.0;  // per MW drawn in millions
   auto c = new_chart((mw ? "Throughput per all-in MW against interactivity — "
                          : "Throughput per XPU against interactivity — ") +

@@ -13,6 +13,7 @@
 
 #include "calib/calibrate.hpp"
 #include "calib/report.hpp"
+#include "app/sim_job.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
 #include "scenarios/points_loader.hpp"
@@ -70,7 +71,11 @@ int calibrate(const Catalog& cat, const CalibrateArgs& a) {
   calib::FitOptions opt;
   opt.systems = a.systems;
   if (!a.params.empty()) opt.params = a.params;
-  opt.jobs = a.jobs > 0 ? a.jobs : default_jobs();
+  app::JobOptions jobs;
+  jobs.jobs = a.jobs > 0 ? a.jobs : default_jobs();
+  opt.simulate = [&cat, jobs](const std::vector<sim::PointSpec>& specs) {
+    return app::simulate_in_workers(cat, specs, jobs);
+  };
   if (a.iterations > 0) opt.max_iterations = a.iterations;
   if (a.rounds > 0) opt.rounds = a.rounds;
   opt.predict.replica_xpus = a.replica_xpus;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/locations.hpp"
 #include "core/catalog.hpp"
 #include "core/scenario.hpp"
 #include "db/store.hpp"
@@ -22,10 +23,7 @@ class App;
 
 namespace racktwin::cli {
 
-// --db PATH, else $RACKTWIN_DB, else the scenario's output.db (for run), else racktwin.db in the
-// working directory.
-std::string resolve_db_path(const std::string& flag,
-                            const std::optional<std::string>& scenario_db = std::nullopt);
+using app::resolve_db_path;
 void add_db_option(CLI::App* app, std::string& into);
 
 // Opens the database; prints the error and returns the exit code on failure.
@@ -47,45 +45,6 @@ class ProgressBar {
   bool enabled_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_, last_;
-};
-
-// Options of `racktwin run` about where results go.
-struct ResultOptions {
-  std::string db;      // --db
-  std::string plots;   // --plots DIR
-  std::string points;  // --points FILE: published points drawn on the Pareto charts
-  bool quiet = false;
-  bool json = false;  // stdout carries JSON: notes go to stderr
-  bool fuse = true;
-};
-
-// One run's record in the database, from before the simulation to its end.
-class RunRecorder {
- public:
-  // Opens the database and inserts the run (status running). On failure prints why and returns
-  // the exit code.
-  static std::expected<RunRecorder, int> start(const Catalog& cat, const Scenario& sc,
-                                               const std::string& scenario_file, std::uint64_t seed,
-                                               const std::vector<sim::PointSpec>& specs,
-                                               const ResultOptions& options);
-  // For sim::SimOptions::progress.
-  std::function<void(double)> progress();
-  // Stores the points and marks the run finished (or failed with `error`).
-  void finish(const std::vector<sim::PointResult>& results);
-  void fail(const std::string& error);
-  // After the report: the run id line (stdout, or stderr with --json), then the plots when asked.
-  // Returns an exit code (plots that cannot be written are a runtime failure).
-  int report(const Catalog& cat);
-  std::int64_t id() const { return id_; }
-
- private:
-  RunRecorder() = default;
-  std::unique_ptr<db::Store> store_;
-  std::int64_t id_ = 0;
-  ResultOptions options_;
-  std::optional<std::string> scenario_plots_;
-  std::shared_ptr<ProgressBar> bar_;
-  std::chrono::steady_clock::time_point start_;
 };
 
 // Renders every chart of a stored run into `dir` (PNG and SVG); prints what it wrote unless

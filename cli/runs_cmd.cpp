@@ -117,7 +117,7 @@ int show_run(const RunsArgs& a) {
     t.add({std::to_string(p.index), p.key.system, p.key.model, p.key.workload, layout,
            load_text(p.key), m("total_tps_per_xpu", 1, 0), m("interactivity_tok_s_user", 1, 1),
            m("ttft_median_s", 1, 3), m("tpot_median_s", 1e3, 2), m("e2e_median_s", 1, 2),
-           m("tps_per_allin_mw", 1, 0), p.error});
+           m("tps_per_allin_provisioned_mw", 1, 0), p.error});
   }
   fmt::print("\n{}", t.render({0, 6, 7, 8, 9, 10, 11}));
   return kExitOk;
@@ -128,7 +128,7 @@ const std::vector<std::pair<std::string, std::string>> kHeadline{
     {"total_tps_per_xpu", "tok/s/XPU"},
     {"interactivity_tok_s_user", "tok/s/user"},
     {"e2e_median_s", "E2E p50 s"},
-    {"tps_per_allin_mw", "tok/s per all-in MW"}};
+    {"tps_per_allin_provisioned_mw", "tok/s per all-in MW"}};
 
 int compare_runs(const RunsArgs& a) {
   auto o = open_runs(a);

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "calib/predict.hpp"
+#include "app/sim_job.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
 #include "racktwin/version.hpp"
@@ -64,7 +65,9 @@ int validate(const Catalog& cat, const ValidateArgs& a) {
   if (a.seed) opt.seed = *a.seed;
   opt.replica_xpus = a.replica_xpus;
   const auto plan = calib::plan_predictions(cat, pf->points, opt);
-  auto results = sim::simulate_isolated(cat, plan.specs, a.jobs > 0 ? a.jobs : default_jobs(), {});
+  app::JobOptions jobs;
+  jobs.jobs = a.jobs > 0 ? a.jobs : default_jobs();
+  auto results = app::simulate_in_workers(cat, plan.specs, jobs);
   if (!results) {
     fmt::print(stderr, "racktwin validate: {}\n", results.error());
     return kExitRuntime;

@@ -70,3 +70,9 @@ racktwin_require(Qt6Widgets "Qt 6 (Core, Gui, Widgets)" "qt6-base-dev")
 racktwin_require(Qt6OpenGL "Qt 6 OpenGL (needed by Qt Charts)" "libqt6opengl6-dev")
 racktwin_require(Qt6Charts "Qt 6 Charts" "qt6-charts-dev")
 racktwin_require(Qt6Svg "Qt 6 Svg" "qt6-svg-dev")
+
+# Open MPI, for sweeps that outgrow one machine (racktwin-sim-mpi).
+find_package(MPI QUIET COMPONENTS CXX)
+if(NOT MPI_CXX_FOUND)
+  racktwin_missing("Open MPI" "libopenmpi-dev")
+endif()

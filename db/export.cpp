@@ -1,5 +1,7 @@
 #include "db/export.hpp"
 
+#include "db/codec.hpp"
+
 #include <fmt/core.h>
 
 namespace racktwin::db {
@@ -175,34 +177,8 @@ json run_json(const StoredRun& run, const JsonOptions& what) {
   for (const auto& m : run.metrics) units[m.name] = m.unit;
   j["units"] = units;
   json pts = json::array();
-  for (const auto& p : run.points) {
-    json jp = {{"index", p.index}};
-    jp.update(point_key_json(p.key));
-    jp["xpus"] = p.xpus;
-    jp["error"] = p.error;
-    json m = json::object();
-    for (const auto& x : p.metrics) m[x.name] = x.value;
-    jp["metrics"] = m;
-    if (what.percentiles) {
-      json d = json::object();
-      for (const auto& [name, values] : p.percentiles_s) d[name] = values;
-      jp["latency_percentiles"] = d;
-    }
-    if (what.timeseries && !p.timeseries.empty()) {
-      json out = json::array(), pre = json::array(), done = json::array(), power = json::array();
-      for (const auto& s : p.timeseries) {
-        out.push_back(s.output_tokens);
-        pre.push_back(s.prefill_tokens);
-        done.push_back(s.completed);
-        power.push_back(s.xpu_power_w);
-      }
-      jp["timeseries_1s"] = {{"output_tokens", out},
-                             {"prefill_tokens", pre},
-                             {"completed", done},
-                             {"xpu_power_w", power}};
-    }
-    pts.push_back(std::move(jp));
-  }
+  for (const auto& p : run.points)
+    pts.push_back(point_json(p, {what.percentiles, what.timeseries}));
   j["points"] = pts;
   return j;
 }

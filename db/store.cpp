@@ -1,5 +1,7 @@
 #include "db/store.hpp"
 
+#include "db/codec.hpp"
+
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <SQLiteCpp/VariadicBind.h>
 #include <fmt/chrono.h>
@@ -271,9 +273,15 @@ std::int64_t Store::begin_run(RunInfo info, const std::vector<Assumption>& assum
 }
 
 void Store::add_points(std::int64_t run, const std::vector<sim::PointResult>& points) {
-  SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
   std::int64_t next =
       db_->execAndGet(fmt::format("SELECT COUNT(*) FROM points WHERE run_id = {}", run)).getInt64();
+  std::vector<StoredPoint> stored;
+  for (const auto& r : points) stored.push_back(stored_point(r, next++));
+  add_stored(run, stored);
+}
+
+void Store::add_stored(std::int64_t run, const std::vector<StoredPoint>& points) {
+  SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
   std::int64_t metric_ord =
       db_->execAndGet(fmt::format("SELECT COUNT(*) FROM metrics WHERE run_id = {}", run))
           .getInt64();
@@ -296,13 +304,13 @@ void Store::add_points(std::int64_t run, const std::vector<sim::PointResult>& po
     q.exec();
     q.reset();
   };
-  for (const auto& r : points) {
-    const PointKey k = point_key(r);
-    SQLite::bind(ins_point, run, next++, k.system, k.model, k.workload, k.layout, k.precision,
-                 k.serving, k.arrivals, k.concurrency, k.rate, k.replicas, r.xpus, r.error);
+  for (const auto& p : points) {
+    const PointKey& k = p.key;
+    SQLite::bind(ins_point, run, p.index, k.system, k.model, k.workload, k.layout, k.precision,
+                 k.serving, k.arrivals, k.concurrency, k.rate, k.replicas, p.xpus, p.error);
     step(ins_point);
     const std::int64_t pid = db_->getLastInsertRowid();
-    for (const Metric& m : point_metrics(r)) {
+    for (const Metric& m : p.metrics) {
       SQLite::bind(ins_metric, run, metric_ord, m.name, m.unit);
       ins_metric.exec();
       if (db_->getChanges() > 0) ++metric_ord;
@@ -310,21 +318,52 @@ void Store::add_points(std::int64_t run, const std::vector<sim::PointResult>& po
       SQLite::bind(ins_value, pid, m.name, m.value);
       step(ins_value);
     }
-    if (!r.error.empty()) continue;
-    for (const auto& d : point_distributions(r)) {
-      for (std::size_t p = 0; p < d.stats->percentiles.size(); ++p) {
-        SQLite::bind(ins_pct, pid, d.name, static_cast<std::int64_t>(p), d.stats->percentiles[p]);
+    if (!p.error.empty()) continue;
+    for (const auto& [name, values] : p.percentiles_s) {
+      for (std::size_t q = 0; q < values.size(); ++q) {
+        SQLite::bind(ins_pct, pid, name, static_cast<std::int64_t>(q), values[q]);
         step(ins_pct);
       }
     }
-    for (std::size_t t = 0; t < r.timeseries.size(); ++t) {
-      const auto& s = r.timeseries[t];
+    for (std::size_t t = 0; t < p.timeseries.size(); ++t) {
+      const auto& s = p.timeseries[t];
       SQLite::bind(ins_second, pid, static_cast<std::int64_t>(t), s.output_tokens, s.prefill_tokens,
                    s.completed, s.xpu_power_w);
       step(ins_second);
     }
   }
   tx.commit();
+}
+
+std::optional<std::int64_t> Store::find_resumable(const RunInfo& like) const {
+  SQLite::Statement q(*db_,
+                      "SELECT id FROM runs WHERE status != 'finished' AND scenario_hash = ? AND "
+                      "seed = ? AND racktwin_version = ? AND racktwin_commit = ? AND "
+                      "catalog_hash = ? AND calibration_hash = ? AND options = ? ORDER BY id DESC");
+  SQLite::bind(q, like.scenario_hash, static_cast<std::int64_t>(like.seed), like.version,
+               like.commit, like.catalog_hash, like.calibration_hash, like.options);
+  while (q.executeStep()) {
+    const std::int64_t id = q.getColumn(0).getInt64();
+    const auto r = info(id);
+    if (r && r->state() != "running") return id;
+  }
+  return std::nullopt;
+}
+
+void Store::reopen_run(std::int64_t run) {
+  SQLite::Statement q(*db_,
+                      "UPDATE runs SET status = 'running', finished_at = NULL, wall_s = NULL, "
+                      "error = '', pid = ?, host = ? WHERE id = ?");
+  SQLite::bind(q, static_cast<std::int64_t>(::getpid()), this_host(), run);
+  q.exec();
+}
+
+std::vector<std::int64_t> Store::point_indices(std::int64_t run) const {
+  std::vector<std::int64_t> out;
+  SQLite::Statement q(*db_, "SELECT idx FROM points WHERE run_id = ? ORDER BY idx");
+  q.bind(1, run);
+  while (q.executeStep()) out.push_back(q.getColumn(0).getInt64());
+  return out;
 }
 
 void Store::finish_run(std::int64_t run, double wall_s, const std::string& error) {

@@ -64,9 +64,7 @@ struct RunInfo {
   std::string state() const;
 };
 
-struct SecondSample {
-  double output_tokens = 0, prefill_tokens = 0, completed = 0, xpu_power_w = 0;
-};
+using SecondSample = sim::PointResult::Second;
 
 struct StoredPoint {
   std::int64_t index = 0;  // position in the run's sweep
@@ -114,6 +112,17 @@ class Store {
   // Writes the points of a run (metrics, latency percentiles, one-second series), continuing the
   // run's point indices.
   void add_points(std::int64_t run, const std::vector<sim::PointResult>& points);
+  // Writes points with the indices they carry, in one transaction.
+  void add_stored(std::int64_t run, const std::vector<StoredPoint>& points);
+
+  // A run to resume: the newest run with the same scenario hash, seed, version, commit, catalog
+  // and calibration hashes and options as `like` that did not finish (failed, or running with its
+  // process gone).
+  std::optional<std::int64_t> find_resumable(const RunInfo& like) const;
+  // Marks a resumed run running again, owned by this process.
+  void reopen_run(std::int64_t run);
+  // The indices of the points a run holds.
+  std::vector<std::int64_t> point_indices(std::int64_t run) const;
   // Marks the run finished (or failed, with the reason), with its wall time.
   void finish_run(std::int64_t run, double wall_s, const std::string& error = {});
 

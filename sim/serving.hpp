@@ -88,12 +88,20 @@ struct PointResult {
   double kv_transfer_bytes = 0;  // per request, mean
   double kv_transfer_s = 0;      // per request, mean time from sent to received
   double mean_concurrency = 0;   // time-average of requests in flight over the window
-  // Power and energy per XPU over the window.
-  double compute_activity = 0, memory_activity = 0;  // busy-time-weighted, including idle time
+  // Activity of the XPUs over the window, busy-time-weighted, including idle time.
+  double compute_activity = 0, memory_activity = 0;
+  // Set by evaluate() (sim/evaluate.hpp) from the activity and the power model: power and energy
+  // per XPU over the window, and the throughput under each power normalisation.
   double xpu_power_w = 0;
   double energy_per_token_j = 0;
-  double tps_per_rated_kw = 0, tps_per_measured_kw = 0, tps_per_it_kw = 0, tps_per_allin_mw = 0;
-  bool all_in_computed = false;
+  double tps_per_rated_kw = 0, tps_per_measured_kw = 0, tps_per_it_kw = 0;
+  // All-in utility power two ways: provisioned (the published InferenceX constant per XPU where
+  // there is one, else rated parts x PUE) and drawn at the point's operating activity.
+  double tps_per_allin_provisioned_mw = 0, tps_per_allin_operating_mw = 0;
+  bool all_in_computed = false;  // the provisioned figure is computed, not published
+  // Where each XPU's all-in power goes at the operating activity (W per XPU; docs/power.md).
+  double power_xpu_w = 0, power_tray_overhead_w = 0, power_switches_w = 0, power_hosts_w = 0,
+         power_conversion_loss_w = 0, power_facility_overhead_w = 0, power_all_in_operating_w = 0;
   // Work done by the simulator.
   std::int64_t iterations = 0, plans = 0, preemptions = 0;
   double max_kv_used = 0;
@@ -104,7 +112,9 @@ struct PointResult {
   // One-second time series over the whole run (warm-up included): index = second of simulated time.
   struct Second {
     double output_tokens = 0, prefill_tokens = 0, completed = 0;
-    double xpu_power_w = 0;  // mean over the point's XPUs in that second
+    double xpu_power_w = 0;  // mean over the point's XPUs, at their activity (evaluate())
+    // Mean over the point's replicas; evaluate()'s input, not kept with the results.
+    double compute_activity = 0, memory_activity = 0;
   };
   std::vector<Second> timeseries;
   std::string error;  // non-empty when the point could not run (layout does not fit, ...)

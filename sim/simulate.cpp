@@ -17,6 +17,7 @@
 #include "core/perf/memory.hpp"
 #include "power/power_model.hpp"
 #include "sim/deployment.hpp"
+#include "sim/evaluate.hpp"
 #include "sim/serving.hpp"
 
 namespace racktwin::sim {
@@ -822,6 +823,7 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
   engine.run();
   if (options.progress) options.progress(1.0);
 
+  PowerModels power_models;
   for (std::size_t i = 0; i < points.size(); ++i) {
     Point* p = points[i].get();
     if (p == nullptr) continue;
@@ -903,7 +905,6 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
         if (std::isinf(o.to) && o.from < p->end) r.replica_down_s += p->end - o.from;
     r.recovery_s = p->recoveries > 0 ? p->recovered_s / p->recoveries : 0.0;
     r.offloaded_bytes = offloaded * p->block_bytes;
-    auto pm = power::PowerModel::of(*p->spec.system, power::Facility::from(p->spec.facility));
     // One-second series: tokens from the replica engines, completions from the requests.
     std::size_t seconds = static_cast<std::size_t>(std::floor(p->end)) + 1;
     for (const auto& e : p->engines) seconds = std::max(seconds, e->stats().seconds.size());
@@ -937,25 +938,15 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       r.compute_activity = std::min(1.0, c / span);
       r.memory_activity = std::min(1.0, m / span);
     }
-    if (pm) {
-      const double reps = static_cast<double>(p->spec.replicas);
-      for (std::size_t t = 0; t < seconds; ++t)
-        r.timeseries[t].xpu_power_w =
-            pm->xpu().at({std::min(1.0, comp_s[t] / reps), std::min(1.0, mem_s[t] / reps)}).value();
+    const double reps = static_cast<double>(p->spec.replicas);
+    for (std::size_t t = 0; t < seconds; ++t) {
+      r.timeseries[t].compute_activity = comp_s[t] / reps;
+      r.timeseries[t].memory_activity = mem_s[t] / reps;
     }
-    if (pm) {
-      const power::Activity act{r.compute_activity, r.memory_activity};
-      r.xpu_power_w = pm->xpu().at(act).value();
-      const auto norms = power::normalise(*pm, TokensPerSecond(r.total_tps_per_xpu), act);
-      r.tps_per_rated_kw = power::per_kw(norms.per_rated_tdp);
-      r.tps_per_measured_kw = power::per_kw(norms.per_measured);
-      r.tps_per_it_kw = power::per_kw(norms.per_it);
-      r.tps_per_allin_mw = power::per_mw(norms.per_all_in);
-      r.all_in_computed = norms.all_in_computed;
-      r.energy_per_token_j = r.total_tps_per_xpu > 0 ? r.xpu_power_w / r.total_tps_per_xpu : 0.0;
-    } else {
+    if (const auto& pm = power_models.of(p->spec))
+      evaluate(r, *pm);
+    else
       r.error = pm.error();
-    }
   }
   return results;
 }

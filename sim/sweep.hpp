@@ -7,9 +7,8 @@
 // - build_sweep() is deterministic: the same scenario, seed and options give the same points in
 //   the same order; each point's seed is sim::stream_seed(seed, "system/model/workload/layout/
 //   load"), so a point's results do not depend on which other points are in the batch.
-// - summarise() and the curve helpers read results only; they never simulate.
-// - simulate_isolated() runs sim::simulate() in forked child processes (SimGrid keeps one engine
-//   per process), so a process may call it any number of times. It never prints.
+// - summarise() and the curve helpers read results only; they never simulate. A process that
+//   simulates more than one batch runs each in worker processes (app/sim_job.hpp).
 
 #include <cstdint>
 #include <expected>
@@ -70,14 +69,5 @@ enum class CurveValue { total_tps_per_xpu, output_tps_per_xpu, total_tps_per_all
 // (CurvePoint::index points into `results`); failed points are left out.
 std::map<CurveKey, std::vector<CurvePoint>> envelopes(const std::vector<PointResult>& results,
                                                       CurveValue value);
-
-// Runs simulate() over `specs` in forked child processes, at most `jobs` at a time, and gathers the
-// results in order. The points go out in groups, the costliest first (by an estimate from their
-// load), so that the processes finish together; the results do not depend on the grouping, since
-// each point's seed is its own. Every scalar field of PointResult comes back; the
-// one-second time series does not.
-std::expected<std::vector<PointResult>, std::string> simulate_isolated(
-    const Catalog& catalog, const std::vector<PointSpec>& specs, int jobs = 1,
-    const SimOptions& options = {});
 
 }  // namespace racktwin::sim

@@ -25,7 +25,7 @@ sim::PointResult result(const std::string& layout, int c, double tps, double tpo
   r.total_tps_per_xpu = tps;
   r.output_tps_per_xpu = tps / 9;
   r.tps_per_rated_kw = tps / 1.2;
-  r.tps_per_allin_mw = tps * 1000 / 2.1;
+  r.tps_per_allin_provisioned_mw = tps * 1000 / 2.1;
   r.tpot.median = tpot_s;
   r.interactivity = 1.0 / tpot_s;
   r.e2e.median = e2e_s;

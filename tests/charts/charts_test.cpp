@@ -54,7 +54,7 @@ db::StoredRun sample_run() {
                    {"workload_osl_tokens", 1024, ""},
                    {"total_tps_per_xpu", tps, ""},
                    {"interactivity_tok_s_user", 800.0 / (1 + c / 8.0), ""},
-                   {"tps_per_allin_mw", tps * 1e6 / 1500, ""},
+                   {"tps_per_allin_provisioned_mw", tps * 1e6 / 1500, ""},
                    {"tps_per_rated_kw", tps / 1.2, ""},
                    {"power_xpu_w", 600, ""},
                    {"power_tray_overhead_w", 100, ""},

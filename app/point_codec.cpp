@@ -1,0 +1,166 @@
+#include "app/point_codec.hpp"
+
+#include "scenarios/trace_loader.hpp"
+
+namespace nlohmann {
+
+template <class T>
+struct adl_serializer<std::optional<T>> {
+  static void to_json(json& j, const std::optional<T>& v) {
+    if (v)
+      j = *v;
+    else
+      j = nullptr;
+  }
+  static void from_json(const json& j, std::optional<T>& v) {
+    if (j.is_null())
+      v.reset();
+    else
+      v = j.get<T>();
+  }
+};
+
+template <int T, int E, int D, int F, int K, int M>
+struct adl_serializer<racktwin::Quantity<T, E, D, F, K, M>> {
+  static void to_json(json& j, const racktwin::Quantity<T, E, D, F, K, M>& q) {
+    j = q.value();
+  }
+  static void from_json(const json& j, racktwin::Quantity<T, E, D, F, K, M>& q) {
+    q = racktwin::Quantity<T, E, D, F, K, M>(j.get<double>());
+  }
+};
+
+}  // namespace nlohmann
+
+namespace racktwin {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Layout, name, tp, ep, pp, dp_attention)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(InferenceXWorkload, isl, osl, range_ratio, mtp, mtp_acceptance,
+                                   mtp_draft_tokens, precision, prompts_per_client,
+                                   warmup_per_client, rates, requests, warmup_requests)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AgenticWorkload, sessions_per_client, turns_min, turns_max,
+                                   first_context_min, first_context_max, tool_result_min,
+                                   tool_result_max, output_min, output_max, tool_pause_min_s,
+                                   tool_pause_max_s, max_context, subagent_probability,
+                                   subagents_min, subagents_max, subagent_turns_min,
+                                   subagent_turns_max, subagent_context_min, subagent_context_max,
+                                   block_tokens, warmup_sessions)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FailureSpec, part, index, at_s, repair_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FacilitySpec, pue, electricity_price, power_budget, pue_given,
+                                   price_given)
+
+namespace perf {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Efficiency, mfu, mbu, comm_eff, alpha, overlap, layer_overhead,
+                                   step_overhead, moe_imbalance, request_latency)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryParams, memory_utilization, runtime_reserve,
+                                   workspace_bytes_per_token_hidden, max_batched_tokens,
+                                   activation_passes)
+}  // namespace perf
+
+namespace sim {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EngineParams, max_seqs, max_batched_tokens, fuse,
+                                   reserve_output_ratio, tokens_per_step, prefix_cache,
+                                   prefill_only, block_tokens)
+}  // namespace sim
+
+namespace app {
+
+nlohmann::json spec_to_json(const sim::PointSpec& s) {
+  nlohmann::json j;
+  j["system"] = s.system->id;
+  j["model"] = s.model->id;
+  j["layout"] = s.layout;
+  j["precision"] = s.precision;
+  j["workload"] = s.workload;
+  j["workload_id"] = s.workload_id;
+  j["kind"] = static_cast<int>(s.kind);
+  j["trace"] = {{"file", s.trace.file},
+                {"block_tokens", s.trace.block_tokens},
+                {"time_scale", s.trace.time_scale},
+                {"warmup_requests", s.trace.warmup_requests},
+                {"requests", s.trace.requests ? s.trace.requests->size() : 0}};
+  j["agentic"] = s.agentic;
+  j["concurrency"] = s.concurrency;
+  j["rate"] = s.rate;
+  j["router"] = static_cast<int>(s.router);
+  j["replicas"] = s.replicas;
+  j["prefill_replicas"] = s.prefill_replicas;
+  j["host_offload"] = s.host_offload;
+  j["failures"] = s.failures;
+  j["seed"] = s.seed;
+  j["efficiency"] = s.efficiency;
+  j["memory"] = s.memory;
+  j["engine"] = s.engine;
+  j["facility"] = s.facility;
+  return j;
+}
+
+namespace {
+
+std::expected<std::shared_ptr<const std::vector<TraceRequest>>, std::string> trace_of(
+    const nlohmann::json& t, TraceCache& traces) {
+  const auto file = t.at("file").get<std::string>();
+  const auto count = t.at("requests").get<std::size_t>();
+  if (count == 0) return nullptr;
+  auto it = traces.find(file);
+  if (it == traces.end()) {
+    auto reqs = load_mooncake_trace(file, static_cast<int>(count));
+    if (!reqs)
+      return std::unexpected("cannot read the trace " + file + ": " +
+                             (reqs.error().empty() ? "" : reqs.error().front().to_string()));
+    it = traces
+             .emplace(file, std::make_shared<const std::vector<TraceRequest>>(std::move(*reqs)))
+             .first;
+  }
+  if (it->second->size() != count)
+    return std::unexpected("the trace " + file + " changed since the sweep was built");
+  return it->second;
+}
+
+}  // namespace
+
+std::expected<sim::PointSpec, std::string> spec_from_json(const nlohmann::json& j,
+                                                          const Catalog& cat,
+                                                          TraceCache& traces) {
+  try {
+    sim::PointSpec s;
+    const auto sid = j.at("system").get<std::string>();
+    const auto mid = j.at("model").get<std::string>();
+    s.system = cat.find_system(sid);
+    s.model = cat.find_model(mid);
+    if (s.system == nullptr || s.model == nullptr)
+      return std::unexpected("the catalog has no " + (s.system == nullptr ? sid : mid));
+    j.at("layout").get_to(s.layout);
+    j.at("precision").get_to(s.precision);
+    j.at("workload").get_to(s.workload);
+    j.at("workload_id").get_to(s.workload_id);
+    s.kind = static_cast<WorkloadKind>(j.at("kind").get<int>());
+    const nlohmann::json& t = j.at("trace");
+    t.at("file").get_to(s.trace.file);
+    t.at("block_tokens").get_to(s.trace.block_tokens);
+    t.at("time_scale").get_to(s.trace.time_scale);
+    t.at("warmup_requests").get_to(s.trace.warmup_requests);
+    auto reqs = trace_of(t, traces);
+    if (!reqs) return std::unexpected(reqs.error());
+    s.trace.requests = *reqs;
+    j.at("agentic").get_to(s.agentic);
+    j.at("concurrency").get_to(s.concurrency);
+    j.at("rate").get_to(s.rate);
+    s.router = static_cast<RouterPolicy>(j.at("router").get<int>());
+    j.at("replicas").get_to(s.replicas);
+    j.at("prefill_replicas").get_to(s.prefill_replicas);
+    j.at("host_offload").get_to(s.host_offload);
+    j.at("failures").get_to(s.failures);
+    j.at("seed").get_to(s.seed);
+    j.at("efficiency").get_to(s.efficiency);
+    j.at("memory").get_to(s.memory);
+    j.at("engine").get_to(s.engine);
+    j.at("facility").get_to(s.facility);
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    return std::unexpected(std::string("malformed point spec: ") + e.what());
+  }
+}
+
+}  // namespace app
+}  // namespace racktwin

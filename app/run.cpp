@@ -1,0 +1,228 @@
+#include "app/run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "app/locations.hpp"
+#include "calib/predict.hpp"
+#include "core/perf/memory.hpp"
+#include "db/codec.hpp"
+#include "db/provenance.hpp"
+#include "db/store.hpp"
+#include "racktwin/version.hpp"
+#include "scenarios/points_loader.hpp"
+#include "scenarios/scenario_loader.hpp"
+
+namespace racktwin::app {
+namespace {
+
+RunError input_error(Diagnostics d, std::string file) {
+  RunError e;
+  e.kind = RunError::Kind::input;
+  e.diagnostics = std::move(d);
+  e.file = std::move(file);
+  return e;
+}
+
+RunError runtime_error(std::string message, std::optional<std::int64_t> run = std::nullopt) {
+  RunError e;
+  e.message = std::move(message);
+  e.run_id = run;
+  return e;
+}
+
+// Where the systems' efficiency parameters come from.
+std::string efficiency_note(const Catalog& cat, const std::vector<std::string>& systems) {
+  std::string origins;
+  bool calibrated = false;
+  for (const auto& sid : systems) {
+    auto c = cat.efficiency_for(sid);
+    if (!c) continue;
+    calibrated = calibrated || c->origin.rfind("prior", 0) != 0;
+    origins += (origins.empty() ? "" : ", ") + sid + " " + c->origin;
+  }
+  if (!calibrated || !cat.calibration)
+    return "Efficiencies are uncalibrated priors; the numbers show the model's shape, not yet "
+           "published values.";
+  return "Efficiencies: " + origins + " (fitted to " + cat.calibration->points_file + ", " +
+         cat.calibration->points_hash + ", on " + cat.calibration->date + "; docs/validation.md)";
+}
+
+// The reference points of one model and workload beside the twin's figures for them, with both
+// sides' ratios to the scenario's first system.
+std::vector<PublishedRow> published_rows(const Catalog& cat, const Scenario& sc, const Workload& w,
+                                         const std::string& mid, const PointsFile& ref,
+                                         const calib::SweepTables& tables) {
+  std::vector<PublishedRow> rows;
+  if (w.kind != WorkloadKind::inferencex) return rows;
+  const Model& m = *cat.find_model(mid);
+  const std::string baseline = sc.systems.front();
+  for (Metric metric : {Metric::peak_mixed_tps_per_kw_rated, Metric::peak_total_tps_per_xpu,
+                        Metric::min_tbt_ms, Metric::min_e2e_latency_s}) {
+    std::map<std::string, const ReferencePoint*> pts;
+    for (const auto& p : ref.points) {
+      const System* s = cat.find_system(p.system);
+      if (p.metric != metric || p.model != mid || s == nullptr ||
+          std::find(sc.systems.begin(), sc.systems.end(), p.system) == sc.systems.end())
+        continue;
+      if (calib::describes(p.workload, w.inferencex, perf::best_precision(m, *s, cat)))
+        pts.emplace(p.system, &p);
+    }
+    if (pts.empty()) continue;
+    auto twin = [&](const ReferencePoint& p) -> std::optional<double> {
+      auto v = calib::metric_value(p, w.id, tables);
+      return v ? std::optional<double>(*v) : std::nullopt;
+    };
+    const ReferencePoint* base = pts.contains(baseline) ? pts.at(baseline) : nullptr;
+    const auto base_twin = base ? twin(*base) : std::nullopt;
+    for (const auto& sid : sc.systems) {
+      if (!pts.contains(sid)) continue;
+      const ReferencePoint& p = *pts.at(sid);
+      PublishedRow r{to_string(metric), sid, p.id, twin(p), p.value, {}, {}};
+      if (r.twin && base_twin && *base_twin > 0) r.twin_ratio = *r.twin / *base_twin;
+      if (base) r.published_ratio = p.value / base->value;
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
+
+db::RunInfo run_info(const Catalog& cat, const Scenario& sc, const RunRequest& rq,
+                     std::uint64_t seed, const std::vector<sim::PointSpec>& specs) {
+  db::RunInfo info;
+  info.scenario_name = sc.name;
+  info.scenario_file = rq.scenario_file;
+  info.scenario_text = sc.text;
+  info.scenario_hash = db::content_hash(info.scenario_text);
+  info.seed = seed;
+  info.version = kVersion;
+  info.commit = kGitCommit;
+  info.catalog_hash = db::catalog_hash(cat);
+  info.calibration_hash = db::calibration_hash(specs);
+  info.options = Json{{"fuse", rq.fuse}}.dump();
+  return info;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+std::expected<RunOutcome, RunError> run_scenario(const Catalog& cat, const RunRequest& rq,
+                                                 const RunHooks& hooks) {
+  const auto start = std::chrono::steady_clock::now();
+  auto sc = load_scenario_file(rq.scenario_file, cat);
+  if (!sc) return std::unexpected(input_error(sc.error(), rq.scenario_file));
+  std::optional<PointsFile> reference;
+  if (sc->reference) {
+    auto pf = load_points_file(*sc->reference, cat);
+    if (!pf) return std::unexpected(input_error(pf.error(), *sc->reference));
+    reference = std::move(*pf);
+  }
+  RunOutcome out;
+  out.seed = rq.seed.value_or(sc->seed);
+  sim::SweepOptions so;
+  so.seed = out.seed;
+  auto specs = sim::build_sweep(cat, *sc, so);
+  if (!specs) {
+    RunError e = runtime_error(specs.error());
+    e.kind = RunError::Kind::input;
+    return std::unexpected(e);
+  }
+  out.db_path = resolve_db_path(rq.db, sc->output.db);
+  auto store = db::Store::open(out.db_path, db::Store::Mode::create);
+  if (!store) {
+    RunError e = runtime_error(store.error());
+    e.kind = RunError::Kind::input;
+    return std::unexpected(e);
+  }
+  const db::RunInfo info = run_info(cat, *sc, rq, out.seed, *specs);
+  std::set<std::int64_t> done;
+  std::optional<std::int64_t> old = rq.resume ? store->find_resumable(info) : std::nullopt;
+  if (old) {
+    out.run_id = *old;
+    store->reopen_run(out.run_id);
+    for (auto i : store->point_indices(out.run_id)) done.insert(i);
+  } else {
+    out.run_id = store->begin_run(info, db::assumptions_of(cat, *specs));
+  }
+
+  JobOptions jo = rq.job;
+  jo.fuse = rq.fuse;
+  if (jo.cancel == nullptr) jo.cancel = hooks.cancel;
+  SimJob job(cat, *specs, jo);
+  job.skip(done);
+  out.simulated = job.points_to_simulate();
+  out.resumed = specs->size() - out.simulated;
+  if (old && hooks.note)
+    hooks.note("resuming run " + std::to_string(*old) + ": " + std::to_string(out.resumed) +
+               " of " + std::to_string(specs->size()) + " points already stored, simulating " +
+               std::to_string(out.simulated));
+  auto ran = job.run({[&](std::vector<db::StoredPoint> pts) { store->add_stored(out.run_id, pts); },
+                      hooks.progress});
+  if (!ran) {
+    store->finish_run(out.run_id, seconds_since(start), ran.error());
+    return std::unexpected(runtime_error(ran.error(), out.run_id));
+  }
+  // Every point, from the database.
+  const auto stored = store->load(out.run_id, {.percentiles = true, .timeseries = true});
+  if (!stored || stored->points.size() != specs->size()) {
+    const std::string why = "the database holds " +
+                            std::to_string(stored ? stored->points.size() : 0) + " of the " +
+                            std::to_string(specs->size()) + " points of run " +
+                            std::to_string(out.run_id);
+    store->finish_run(out.run_id, seconds_since(start), why);
+    return std::unexpected(runtime_error(why, out.run_id));
+  }
+  for (const auto& p : stored->points)
+    out.results.push_back(db::to_result(p, (*specs)[static_cast<std::size_t>(p.index)]));
+  store->finish_run(out.run_id, seconds_since(start));
+
+  out.scenario_name = sc->name;
+  out.scenario_file = rq.scenario_file;
+  out.systems = sc->systems;
+  out.models = sc->models;
+  for (const auto& w : sc->workloads) out.workload_ids.push_back(w.id);
+  out.plots_dir = sc->output.plots;
+  out.summary = sim::summarise(out.results);
+  out.efficiency_note = efficiency_note(cat, sc->systems);
+  for (const auto& r : out.results) out.failed_points += r.error.empty() ? 0 : 1;
+  if (reference) {
+    out.reference_file = reference->file;
+    const calib::SweepTables tables(out.results);
+    for (const auto& w : sc->workloads)
+      for (const auto& mid : sc->models)
+        out.published[{w.id, mid}] = published_rows(cat, *sc, w, mid, *reference, tables);
+  }
+  return out;
+}
+
+Json RunOutcome::to_json(bool timeseries) const {
+  Json pts = Json::array();
+  for (std::size_t i = 0; i < results.size(); ++i)
+    pts.push_back(db::point_json(db::stored_point(results[i], static_cast<std::int64_t>(i)),
+                                 {.percentiles = false, .timeseries = timeseries}));
+  // The Pareto envelope of total tokens/s per XPU against interactivity, per system, model and
+  // workload, over layouts and loads.
+  Json envs = Json::array();
+  for (const auto& [key, curve] : sim::envelopes(results, sim::CurveValue::total_tps_per_xpu)) {
+    Json e = Json::array();
+    for (const auto& c : curve)
+      e.push_back({{"interactivity_tok_s_user", c.interactivity},
+                   {"total_tps_per_xpu", c.value},
+                   {"layout", results[c.index].spec.layout.label()},
+                   {"concurrency", results[c.index].spec.concurrency},
+                   {"rate_req_s", results[c.index].spec.rate}});
+    envs.push_back({{"system", std::get<0>(key)},
+                    {"model", std::get<1>(key)},
+                    {"workload", std::get<2>(key)},
+                    {"envelope", e}});
+  }
+  return Json{{"racktwin", kVersion}, {"commit", kGitCommit}, {"scenario", scenario_name},
+              {"file", scenario_file},  {"seed", seed},         {"points", pts},
+              {"pareto", envs}};
+}
+
+}  // namespace racktwin::app

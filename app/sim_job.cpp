@@ -1,0 +1,435 @@
+#include "app/sim_job.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "app/json.hpp"
+#include "app/point_codec.hpp"
+#include "db/codec.hpp"
+#include "db/provenance.hpp"
+#include "scenarios/catalog_loader.hpp"
+#include "sim/serving.hpp"
+
+extern char** environ;
+
+namespace racktwin::app {
+namespace fs = std::filesystem;
+
+int default_jobs() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+namespace {
+
+// A rough cost of simulating one point, in requests: it orders and groups the points so that the
+// workers finish together. Only the balance depends on it, never a result.
+double cost_estimate(const sim::PointSpec& s) {
+  double requests = 0;
+  switch (s.kind) {
+    case WorkloadKind::inferencex:
+      requests = static_cast<double>(s.concurrency) * s.workload.prompts_per_client;
+      break;
+    case WorkloadKind::poisson:
+      requests = s.workload.requests;
+      break;
+    case WorkloadKind::trace:
+      requests = s.trace.requests ? static_cast<double>(s.trace.requests->size()) : 0.0;
+      break;
+    case WorkloadKind::agentic:
+      requests = static_cast<double>(s.concurrency) * 10.0;
+      break;
+  }
+  // Decode iterations grow with the output length; a fixed part is building the platform.
+  return 20.0 + requests * (1.0 + static_cast<double>(s.workload.osl) / 1024.0);
+}
+
+// Groups per batch: enough for several workers to finish together, few enough that starting a
+// process (catalog, job file, platform) stays a small share of the work.
+constexpr double kGroupsPerBatch = 32;
+
+std::string executable_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+// $env, else `name` beside this executable, else the one this build made.
+std::string find_executable(const std::string& given, const char* env, const std::string& name,
+                            const std::string& built) {
+  if (!given.empty()) return given;
+  if (const char* e = std::getenv(env); e != nullptr && *e != '\0') return e;
+  const fs::path beside = fs::path(executable_dir()) / name;
+  if (::access(beside.c_str(), X_OK) == 0) return beside.string();
+  return built;
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// A started process whose standard output comes through a pipe.
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  std::string buffer;            // a line not yet complete
+  std::vector<std::size_t> todo;  // its groups not yet done
+};
+
+std::expected<Child, std::string> spawn(const std::vector<std::string>& argv) {
+  int fd[2];
+  if (::pipe2(fd, O_CLOEXEC) != 0)
+    return std::unexpected(std::string("cannot create a pipe: ") + std::strerror(errno));
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);  // its own group: cancel() ends it and its children
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  ::close(fd[1]);
+  if (rc != 0) {
+    ::close(fd[0]);
+    return std::unexpected("cannot start " + argv[0] + ": " + std::strerror(rc));
+  }
+  Child c;
+  c.pid = pid;
+  c.fd = fd[0];
+  return c;
+}
+
+std::string exit_text(int status) {
+  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
+  return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+int reap(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::size_t>> plan_groups(const std::vector<sim::PointSpec>& specs) {
+  std::vector<std::size_t> order(specs.size());
+  std::vector<double> cost(specs.size());
+  double total = 0;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    order[i] = i;
+    cost[i] = cost_estimate(specs[i]);
+    total += cost[i];
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+  const double grain = total / kGroupsPerBatch;
+  std::vector<std::vector<std::size_t>> groups;
+  double in_group = 0;
+  for (std::size_t i : order) {
+    if (groups.empty() || (in_group > 0 && in_group + cost[i] > grain)) {
+      groups.emplace_back();
+      in_group = 0;
+    }
+    groups.back().push_back(i);
+    in_group += cost[i];
+  }
+  return groups;
+}
+
+SimJob::SimJob(const Catalog& catalog, std::vector<sim::PointSpec> specs, JobOptions options)
+    : catalog_(&catalog), specs_(std::move(specs)), options_(std::move(options)) {
+  groups_ = plan_groups(specs_);
+  skipped_.assign(groups_.size(), false);
+  for (const auto& g : groups_) {
+    double c = 0;
+    for (std::size_t i : g) c += cost_estimate(specs_[i]);
+    group_cost_.push_back(c);
+  }
+}
+
+void SimJob::skip(const std::set<std::int64_t>& done) {
+  for (std::size_t g = 0; g < groups_.size(); ++g)
+    skipped_[g] = std::all_of(groups_[g].begin(), groups_[g].end(), [&](std::size_t i) {
+      return done.contains(static_cast<std::int64_t>(i));
+    });
+}
+
+std::size_t SimJob::points_to_simulate() const {
+  std::size_t n = 0;
+  for (std::size_t g = 0; g < groups_.size(); ++g)
+    if (!skipped_[g]) n += groups_[g].size();
+  return n;
+}
+
+namespace {
+
+// The job file: the catalog's files and hash, the options, every point and the groups.
+std::expected<std::string, std::string> write_job_file(
+    const Catalog& cat, const std::vector<sim::PointSpec>& specs,
+    const std::vector<std::vector<std::size_t>>& groups, const JobOptions& o) {
+  std::string dir = o.temp_dir;
+  if (dir.empty()) {
+    const char* t = std::getenv("TMPDIR");
+    dir = t != nullptr && *t != '\0' ? t : "/tmp";
+  }
+  std::string pattern = (fs::path(dir) / "racktwin-job-XXXXXX").string();
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0)
+    return std::unexpected("cannot create a job file in " + dir + ": " + std::strerror(errno) +
+                           " (set TMPDIR to a writable directory)");
+  ::close(fd);
+  nlohmann::json j;
+  j["catalog_files"] = cat.files;
+  j["catalog_hash"] = db::catalog_hash(cat);
+  j["fuse"] = o.fuse;
+  nlohmann::json pts = nlohmann::json::array();
+  for (const auto& s : specs) pts.push_back(spec_to_json(s));
+  j["points"] = std::move(pts);
+  j["groups"] = groups;
+  std::ofstream out(pattern, std::ios::binary | std::ios::trunc);
+  out << j.dump();
+  out.close();
+  if (!out) {
+    ::unlink(pattern.c_str());
+    return std::unexpected("cannot write the job file " + pattern + " (disk full?)");
+  }
+  return pattern;
+}
+
+struct JobFileGuard {
+  std::string path;
+  ~JobFileGuard() {
+    if (!path.empty()) ::unlink(path.c_str());
+  }
+};
+
+}  // namespace
+
+std::expected<void, std::string> SimJob::run(const Callbacks& cb) {
+  std::vector<std::size_t> todo;
+  double total_cost = 0;
+  for (std::size_t g = 0; g < groups_.size(); ++g)
+    if (!skipped_[g]) {
+      todo.push_back(g);
+      total_cost += group_cost_[g];
+    }
+  if (todo.empty()) {
+    if (cb.on_progress) cb.on_progress(1.0);
+    return {};
+  }
+  auto job = write_job_file(*catalog_, specs_, groups_, options_);
+  if (!job) return std::unexpected(job.error());
+  JobFileGuard guard{*job};
+  const std::string worker =
+      find_executable(options_.worker, "RACKTWIN_SIM", "racktwin-sim", RACKTWIN_SIM_BUILT);
+
+  std::vector<Child> running;
+  std::map<std::size_t, std::vector<db::StoredPoint>> pending;  // by group
+  std::map<std::size_t, double> partial;                        // progress of running groups
+  double done_cost = 0;
+  std::string failure;
+  std::size_t next = 0;
+
+  auto start_local = [&](std::size_t g) {
+    auto c = spawn({worker, *job, "--group", std::to_string(g)});
+    if (!c) {
+      failure = c.error();
+      return;
+    }
+    c->todo = {g};
+    running.push_back(std::move(*c));
+  };
+  if (options_.backend == Backend::mpi) {
+    std::vector<std::string> argv = split_words(options_.mpirun);
+    if (argv.empty()) argv = {"mpirun"};
+    const std::string mpi_worker = find_executable(options_.mpi_worker, "RACKTWIN_SIM_MPI",
+                                                   "racktwin-sim-mpi", RACKTWIN_SIM_MPI_BUILT);
+    std::string list;
+    for (std::size_t g : todo) list += (list.empty() ? "" : ",") + std::to_string(g);
+    for (const auto& a : {std::string("-n"), std::to_string(std::max(1, options_.ranks)), mpi_worker,
+                          *job, std::string("--worker"), worker, std::string("--groups"), list})
+      argv.push_back(a);
+    auto c = spawn(argv);
+    if (!c) return std::unexpected(c.error());
+    c->todo = todo;
+    running.push_back(std::move(*c));
+    next = todo.size();
+  }
+  const std::size_t slots =
+      static_cast<std::size_t>(options_.jobs > 0 ? options_.jobs : default_jobs());
+
+  auto report = [&] {
+    if (!cb.on_progress) return;
+    double p = done_cost;
+    for (const auto& [g, f] : partial) p += group_cost_[g] * f;
+    cb.on_progress(std::min(1.0, p / total_cost));
+  };
+  auto handle_line = [&](Child& c, const std::string& line) {
+    Json j = Json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      failure = "a simulation worker sent a line that is not JSON: " + line.substr(0, 80);
+      return;
+    }
+    if (j.contains("error")) {
+      failure = j["error"].get<std::string>();
+    } else if (j.contains("point")) {
+      auto p = db::point_from_json(j["point"]);
+      if (!p)
+        failure = p.error();
+      else
+        pending[j.at("group").get<std::size_t>()].push_back(std::move(*p));
+    } else if (j.contains("progress")) {
+      partial[j.at("group").get<std::size_t>()] = j["progress"].get<double>();
+      report();
+    } else if (j.contains("done")) {
+      const auto g = j["done"].get<std::size_t>();
+      std::erase(c.todo, g);
+      partial.erase(g);
+      done_cost += group_cost_[g];
+      auto pts = std::move(pending[g]);
+      pending.erase(g);
+      if (pts.size() != groups_[g].size())
+        failure = "a simulation worker sent " + std::to_string(pts.size()) + " of the " +
+                  std::to_string(groups_[g].size()) + " points of its group";
+      else if (cb.on_group)
+        cb.on_group(std::move(pts));
+      report();
+    }
+  };
+  auto kill_all = [&] {
+    for (auto& c : running) ::kill(-c.pid, SIGKILL);
+  };
+
+  while (true) {
+    if (options_.backend == Backend::local)
+      while (failure.empty() && !cancelled_ && !(options_.cancel && *options_.cancel) && running.size() < slots && next < todo.size())
+        start_local(todo[next++]);
+    if (running.empty()) break;
+    if ((cancelled_ || (options_.cancel != nullptr && *options_.cancel)) && failure.empty()) {
+      failure = "cancelled";
+      kill_all();
+    }
+    std::vector<pollfd> fds;
+    for (const auto& c : running) fds.push_back({c.fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), 100) < 0 && errno != EINTR) {
+      failure = std::string("cannot wait for the simulation workers: ") + std::strerror(errno);
+      kill_all();
+    }
+    for (std::size_t k = running.size(); k-- > 0;) {
+      if (fds[k].revents == 0) continue;
+      Child& c = running[k];
+      char buf[65536];
+      const ssize_t n = ::read(c.fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n > 0) {
+        c.buffer.append(buf, static_cast<std::size_t>(n));
+        for (std::size_t nl; failure.empty() && (nl = c.buffer.find('\n')) != std::string::npos;) {
+          const std::string line = c.buffer.substr(0, nl);
+          c.buffer.erase(0, nl + 1);
+          if (!line.empty()) handle_line(c, line);
+        }
+        if (!failure.empty()) kill_all();
+        continue;
+      }
+      ::close(c.fd);
+      const int status = reap(c.pid);
+      if (failure.empty() && !c.todo.empty())
+        failure = "a simulation worker " + exit_text(status) + " before finishing its points";
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+      if (!failure.empty()) kill_all();
+    }
+  }
+  if (!failure.empty()) return std::unexpected(failure);
+  return {};
+}
+
+std::expected<std::vector<sim::PointResult>, std::string> simulate_in_workers(
+    const Catalog& catalog, const std::vector<sim::PointSpec>& specs, const JobOptions& options) {
+  std::vector<sim::PointResult> results(specs.size());
+  SimJob job(catalog, specs, options);
+  auto ok = job.run({[&](std::vector<db::StoredPoint> pts) {
+                       for (auto& p : pts) {
+                         const auto i = static_cast<std::size_t>(p.index);
+                         results[i] = db::to_result(p, specs[i]);
+                       }
+                     },
+                     {}});
+  if (!ok) return std::unexpected(ok.error());
+  return results;
+}
+
+std::expected<void, std::string> run_worker(const std::string& job_file, std::size_t group,
+                                            const std::function<void(const std::string&)>& emit) {
+  std::ifstream in(job_file, std::ios::binary);
+  if (!in) return std::unexpected("cannot read the job file " + job_file);
+  const nlohmann::json job = nlohmann::json::parse(in, nullptr, false);
+  if (job.is_discarded() || !job.is_object() || !job.contains("groups"))
+    return std::unexpected("the job file " + job_file + " is not a racktwin job");
+  try {
+    const auto files = job.at("catalog_files").get<std::vector<std::string>>();
+    auto cat = load_catalog_files(files);
+    if (!cat) return std::unexpected("cannot load the catalog: " + cat.error().front().to_string());
+    if (db::catalog_hash(*cat) != job.at("catalog_hash").get<std::string>())
+      return std::unexpected("the catalog's files changed since the job was made");
+    const auto& groups = job.at("groups");
+    if (group >= groups.size())
+      return std::unexpected("the job has no group " + std::to_string(group));
+    const auto indices = groups[group].get<std::vector<std::size_t>>();
+    TraceCache traces;
+    std::vector<sim::PointSpec> specs;
+    for (std::size_t i : indices) {
+      auto s = spec_from_json(job.at("points").at(i), *cat, traces);
+      if (!s) return std::unexpected(s.error());
+      specs.push_back(std::move(*s));
+    }
+    sim::SimOptions opt;
+    opt.fuse = job.at("fuse").get<bool>();
+    int last = -1;
+    opt.progress = [&](double f) {
+      const int pct = static_cast<int>(f * 100);
+      if (pct == last) return;
+      last = pct;
+      emit(Json{{"group", group}, {"progress", f}}.dump());
+    };
+    auto results = sim::simulate(*cat, specs, opt);
+    if (!results) {
+      emit(Json{{"group", group}, {"error", results.error()}}.dump());
+      return {};
+    }
+    for (std::size_t k = 0; k < results->size(); ++k) {
+      const auto p = db::stored_point((*results)[k], static_cast<std::int64_t>(indices[k]));
+      emit(Json{{"group", group}, {"point", db::point_json(p)}}.dump());
+    }
+    emit(Json{{"done", group}}.dump());
+    return {};
+ } catch (const nlohmann::json::exception& e) {
+    return std::unexpected("the job file " + job_file + " is malformed: " + e.what());
+  }
+}
+
+}  // namespace racktwin::app
