@@ -22,9 +22,7 @@ struct adl_serializer<std::optional<T>> {
 
 template <int T, int E, int D, int F, int K, int M>
 struct adl_serializer<racktwin::Quantity<T, E, D, F, K, M>> {
-  static void to_json(json& j, const racktwin::Quantity<T, E, D, F, K, M>& q) {
-    j = q.value();
-  }
+  static void to_json(json& j, const racktwin::Quantity<T, E, D, F, K, M>& q) { j = q.value(); }
   static void from_json(const json& j, racktwin::Quantity<T, E, D, F, K, M>& q) {
     q = racktwin::Quantity<T, E, D, F, K, M>(j.get<double>());
   }
@@ -108,8 +106,7 @@ std::expected<std::shared_ptr<const std::vector<TraceRequest>>, std::string> tra
     if (!reqs)
       return std::unexpected("cannot read the trace " + file + ": " +
                              (reqs.error().empty() ? "" : reqs.error().front().to_string()));
-    it = traces
-             .emplace(file, std::make_shared<const std::vector<TraceRequest>>(std::move(*reqs)))
+    it = traces.emplace(file, std::make_shared<const std::vector<TraceRequest>>(std::move(*reqs)))
              .first;
   }
   if (it->second->size() != count)
@@ -120,8 +117,7 @@ std::expected<std::shared_ptr<const std::vector<TraceRequest>>, std::string> tra
 }  // namespace
 
 std::expected<sim::PointSpec, std::string> spec_from_json(const nlohmann::json& j,
-                                                          const Catalog& cat,
-                                                          TraceCache& traces) {
+                                                          const Catalog& cat, TraceCache& traces) {
   try {
     sim::PointSpec s;
     const auto sid = j.at("system").get<std::string>();

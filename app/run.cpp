@@ -169,10 +169,9 @@ std::expected<RunOutcome, RunError> run_scenario(const Catalog& cat, const RunRe
   // Every point, from the database.
   const auto stored = store->load(out.run_id, {.percentiles = true, .timeseries = true});
   if (!stored || stored->points.size() != specs->size()) {
-    const std::string why = "the database holds " +
-                            std::to_string(stored ? stored->points.size() : 0) + " of the " +
-                            std::to_string(specs->size()) + " points of run " +
-                            std::to_string(out.run_id);
+    const std::string why =
+        "the database holds " + std::to_string(stored ? stored->points.size() : 0) + " of the " +
+        std::to_string(specs->size()) + " points of run " + std::to_string(out.run_id);
     store->finish_run(out.run_id, seconds_since(start), why);
     return std::unexpected(runtime_error(why, out.run_id));
   }
@@ -220,8 +219,8 @@ Json RunOutcome::to_json(bool timeseries) const {
                     {"workload", std::get<2>(key)},
                     {"envelope", e}});
   }
-  return Json{{"racktwin", kVersion}, {"commit", kGitCommit}, {"scenario", scenario_name},
-              {"file", scenario_file},  {"seed", seed},         {"points", pts},
+  return Json{{"racktwin", kVersion},  {"commit", kGitCommit}, {"scenario", scenario_name},
+              {"file", scenario_file}, {"seed", seed},         {"points", pts},
               {"pareto", envs}};
 }
 

@@ -41,9 +41,9 @@ struct RunRequest {
 };
 
 struct RunHooks {
-  std::function<void(double)> progress;            // share of the simulation done
-  std::function<void(const std::string&)> note;    // "resuming run 3: ..."
-  const std::atomic<bool>* cancel = nullptr;       // set to stop the run (its points are kept)
+  std::function<void(double)> progress;          // share of the simulation done
+  std::function<void(const std::string&)> note;  // "resuming run 3: ..."
+  const std::atomic<bool>* cancel = nullptr;     // set to stop the run (its points are kept)
 };
 
 // One published point beside the twin's figure for it.
@@ -60,9 +60,9 @@ struct RunOutcome {
   std::uint64_t seed = 0;
   std::int64_t run_id = 0;
   std::string db_path;
-  std::optional<std::string> plots_dir;  // the scenario's output.plots
-  std::size_t simulated = 0;             // points simulated by this command
-  std::size_t resumed = 0;               // points an interrupted run had stored
+  std::optional<std::string> plots_dir;   // the scenario's output.plots
+  std::size_t simulated = 0;              // points simulated by this command
+  std::size_t resumed = 0;                // points an interrupted run had stored
   std::vector<sim::PointResult> results;  // every point, in sweep order
   std::map<sim::SummaryKey, sim::SweepSummary> summary;
   // Per (workload, model): the scenario's reference points beside the twin.
@@ -79,8 +79,8 @@ struct RunOutcome {
 struct RunError {
   enum class Kind { input, runtime } kind = Kind::runtime;
   std::string message;
-  Diagnostics diagnostics;  // input errors of a file
-  std::string file;         // the file the diagnostics are about
+  Diagnostics diagnostics;             // input errors of a file
+  std::string file;                    // the file the diagnostics are about
   std::optional<std::int64_t> run_id;  // the stored run, when it got that far
 };
 

@@ -89,7 +89,7 @@ std::vector<std::string> split_words(const std::string& s) {
 struct Child {
   pid_t pid = -1;
   int fd = -1;
-  std::string buffer;            // a line not yet complete
+  std::string buffer;             // a line not yet complete
   std::vector<std::size_t> todo;  // its groups not yet done
 };
 
@@ -271,8 +271,9 @@ std::expected<void, std::string> SimJob::run(const Callbacks& cb) {
                                                    "racktwin-sim-mpi", RACKTWIN_SIM_MPI_BUILT);
     std::string list;
     for (std::size_t g : todo) list += (list.empty() ? "" : ",") + std::to_string(g);
-    for (const auto& a : {std::string("-n"), std::to_string(std::max(1, options_.ranks)), mpi_worker,
-                          *job, std::string("--worker"), worker, std::string("--groups"), list})
+    for (const auto& a :
+         {std::string("-n"), std::to_string(std::max(1, options_.ranks)), mpi_worker, *job,
+          std::string("--worker"), worker, std::string("--groups"), list})
       argv.push_back(a);
     auto c = spawn(argv);
     if (!c) return std::unexpected(c.error());
@@ -327,7 +328,8 @@ std::expected<void, std::string> SimJob::run(const Callbacks& cb) {
 
   while (true) {
     if (options_.backend == Backend::local)
-      while (failure.empty() && !cancelled_ && !(options_.cancel && *options_.cancel) && running.size() < slots && next < todo.size())
+      while (failure.empty() && !cancelled_ && !(options_.cancel && *options_.cancel) &&
+             running.size() < slots && next < todo.size())
         start_local(todo[next++]);
     if (running.empty()) break;
     if ((cancelled_ || (options_.cancel != nullptr && *options_.cancel)) && failure.empty()) {
@@ -427,7 +429,7 @@ std::expected<void, std::string> run_worker(const std::string& job_file, std::si
     }
     emit(Json{{"done", group}}.dump());
     return {};
- } catch (const nlohmann::json::exception& e) {
+  } catch (const nlohmann::json::exception& e) {
     return std::unexpected("the job file " + job_file + " is malformed: " + e.what());
   }
 }

@@ -42,7 +42,7 @@ struct JobOptions {
   // Executables; empty: $RACKTWIN_SIM / $RACKTWIN_SIM_MPI, else beside this executable, else the
   // ones this build made.
   std::string worker, mpi_worker;
-  std::string temp_dir;  // where the job file goes; empty: $TMPDIR, else /tmp
+  std::string temp_dir;                       // where the job file goes; empty: $TMPDIR, else /tmp
   const std::atomic<bool>* cancel = nullptr;  // set from any thread to stop the job
 };
 

@@ -203,7 +203,6 @@ perf::Efficiency pool_family(const perf::Efficiency& prior, const std::vector<Sy
 std::expected<FitReport, std::string> calibrate(const Catalog& cat,
                                                 const std::vector<ReferencePoint>& all_points,
                                                 const FitOptions& options) {
-  if (!options.simulate) return std::unexpected("calibrate needs a simulate function");
   for (const auto& name : options.params)
     if (rule_of(name) == nullptr)
       return std::unexpected("unknown efficiency parameter '" + name + "'" +
@@ -360,6 +359,7 @@ std::expected<FitReport, std::string> calibrate(const Catalog& cat,
     report.simulated_points += static_cast<int>(full.size());
     return options.simulate(full);
   };
+  if (!options.simulate) return std::unexpected("calibrate needs a simulate function");
   auto results = full_sweeps("at the priors");
   if (!results) return std::unexpected(results.error());
   for (int round = 0;; ++round) {

@@ -37,8 +37,8 @@ void print_published(const app::RunOutcome& o, const std::string& wid, const std
   const auto it = o.published.find({wid, mid});
   if (it == o.published.end() || it->second.empty()) return;
   const std::string& base = o.systems.front();
-  Table t({"metric", "system", "twin", "published", "twin x " + base, "published x " + base,
-           "point"});
+  Table t(
+      {"metric", "system", "twin", "published", "twin x " + base, "published x " + base, "point"});
   for (const auto& r : it->second) {
     auto opt = [](const std::optional<double>& v) {
       return v ? fmt::format("{:.2f}", *v) : std::string("-");

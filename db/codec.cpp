@@ -119,7 +119,8 @@ std::expected<StoredPoint, std::string> point_from_json(const json& j) {
       p.timeseries.assign(n, {});
       for (const auto& f : sim::series_fields()) {
         const json& col = series.at(std::string(f.name));
-        if (col.size() != n) return std::unexpected("series '" + std::string(f.name) + "' is short");
+        if (col.size() != n)
+          return std::unexpected("series '" + std::string(f.name) + "' is short");
         for (std::size_t t = 0; t < n; ++t) p.timeseries[t].*f.value = number_of(col[t]);
       }
     }

@@ -8,9 +8,10 @@ const std::expected<power::PowerModel, std::string>& PowerModels::of(const Point
   const auto key = std::tuple{spec.system->id, spec.facility.pue};
   auto it = models_.find(key);
   if (it == models_.end())
-    it = models_
-             .emplace(key, power::PowerModel::of(*spec.system, power::Facility::from(spec.facility)))
-             .first;
+    it =
+        models_
+            .emplace(key, power::PowerModel::of(*spec.system, power::Facility::from(spec.facility)))
+            .first;
   return it->second;
 }
 

@@ -26,24 +26,28 @@ void set_stat(PointResult& r, double v) {
   (r.*S).*M = v;
 }
 
-#define RT_FIELD(member, unit) \
-  ResultField { #member, unit, &get_member<&PointResult::member>, &set_member<&PointResult::member> }
-#define RT_STAT(dist, stat, unit)                                    \
-  ResultField {                                                      \
-    #dist "_" #stat "_s", unit, &get_stat<&PointResult::dist, &Stats::stat>, \
-        &set_stat<&PointResult::dist, &Stats::stat>                  \
+#define RT_FIELD(member, unit)                                                              \
+  ResultField {                                                                             \
+#member, unit, &get_member < &PointResult::member>, &set_member < &PointResult::member> \
   }
-#define RT_STATS(dist)                                                                    \
-  RT_STAT(dist, mean, "s"), RT_STAT(dist, median, "s"), RT_STAT(dist, p90, "s"),          \
+#define RT_STAT(dist, stat, unit)                                              \
+  ResultField {                                                                \
+#dist "_" #stat "_s", unit, &get_stat < &PointResult::dist, &Stats::stat>, \
+        &set_stat < &PointResult::dist, &Stats::stat>                          \
+  }
+#define RT_STATS(dist)                                                           \
+  RT_STAT(dist, mean, "s"), RT_STAT(dist, median, "s"), RT_STAT(dist, p90, "s"), \
       RT_STAT(dist, p99, "s"), RT_STAT(dist, min, "s"), RT_STAT(dist, max, "s")
 
 // The workload's fixed lengths, for exports that compare runs of different workloads.
 double fixed_isl(const PointResult& r) {
-  const bool fixed = r.spec.kind == WorkloadKind::inferencex || r.spec.kind == WorkloadKind::poisson;
+  const bool fixed =
+      r.spec.kind == WorkloadKind::inferencex || r.spec.kind == WorkloadKind::poisson;
   return fixed ? r.spec.workload.isl : 0;
 }
 double fixed_osl(const PointResult& r) {
-  const bool fixed = r.spec.kind == WorkloadKind::inferencex || r.spec.kind == WorkloadKind::poisson;
+  const bool fixed =
+      r.spec.kind == WorkloadKind::inferencex || r.spec.kind == WorkloadKind::poisson;
   return fixed ? r.spec.workload.osl : 0;
 }
 

@@ -32,7 +32,7 @@ const ResultField* find_result_field(std::string_view name);
 // The latency distributions kept per point with their percentiles: ttft_s, tpot_s, e2e_s.
 struct DistributionField {
   std::string_view name;
-  Stats PointResult::* stats;
+  Stats PointResult::*stats;
 };
 const std::vector<DistributionField>& distribution_fields();
 
@@ -40,7 +40,7 @@ const std::vector<DistributionField>& distribution_fields();
 struct SeriesField {
   std::string_view name;
   std::string_view unit;
-  double PointResult::Second::* value;
+  double PointResult::Second::*value;
 };
 const std::vector<SeriesField>& series_fields();
 

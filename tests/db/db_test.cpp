@@ -12,11 +12,14 @@
 #include <sstream>
 #include <thread>
 
+#include "db/codec.hpp"
 #include "db/compare.hpp"
 #include "db/export.hpp"
 #include "db/metrics.hpp"
 #include "db/provenance.hpp"
 #include "db/store.hpp"
+#include "sim/evaluate.hpp"
+#include "sim/result_schema.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -71,6 +74,8 @@ sim::PointResult fake_point(const std::string& system, int concurrency, double t
   r.e2e = sim::Stats::of(lat);
   r.timeseries.resize(3);
   r.timeseries[1].output_tokens = 42;
+  r.timeseries[1].compute_activity = 0.5;
+  sim::evaluate(r, *power::PowerModel::of(*r.spec.system));
   return r;
 }
 
@@ -239,8 +244,44 @@ TEST(Db_Metrics, PointMetrics_NamesUniqueAndPowerPartsAddUp) {
   for (const char* n : {"power_xpu_w", "power_tray_overhead_w", "power_switches_w", "power_hosts_w",
                         "power_conversion_loss_w", "power_facility_overhead_w"})
     parts += *db::find_metric(m, n);
-  EXPECT_NEAR(parts, *db::find_metric(m, "power_all_in_w"), 1e-9);
+  EXPECT_NEAR(parts, *db::find_metric(m, "power_all_in_operating_w"), 1e-9);
   EXPECT_GT(*db::find_metric(m, "power_facility_overhead_w"), 0);
+}
+
+TEST(Db_Codec, StoredPointAndJson_RoundTripEveryField) {
+  const sim::PointResult r = fake_point("jalapeno-a0", 4, 1234.5678901234567);
+  const db::StoredPoint p = db::stored_point(r, 7);
+  const sim::PointResult back = db::to_result(p, r.spec);
+  for (const auto& f : sim::result_fields())
+    EXPECT_EQ(f.get(back), f.get(r)) << f.name;  // exact: no field is lost or rounded
+  for (const auto& d : sim::distribution_fields())
+    EXPECT_EQ((back.*d.stats).percentiles, (r.*d.stats).percentiles) << d.name;
+  ASSERT_EQ(back.timeseries.size(), r.timeseries.size());
+  for (std::size_t t = 0; t < r.timeseries.size(); ++t)
+    for (const auto& f : sim::series_fields())
+      EXPECT_EQ(back.timeseries[t].*f.value, r.timeseries[t].*f.value) << f.name << " at " << t;
+  EXPECT_GT(back.timeseries[1].xpu_power_w, back.timeseries[0].xpu_power_w);
+
+  const auto j = db::point_json(p);
+  const auto again = db::point_from_json(nlohmann::ordered_json::parse(j.dump()));
+  ASSERT_TRUE(again) << again.error();
+  EXPECT_EQ(db::point_json(*again).dump(), j.dump());
+  EXPECT_EQ(again->index, 7);
+  EXPECT_FALSE(db::point_from_json(nlohmann::ordered_json{{"index", 1}}).has_value());
+}
+
+TEST(Db_Codec, EverySettableFieldOfTheSchema_ReachesThePointResult) {
+  // A field the schema lists but to_result cannot set would come back from a worker as zero.
+  sim::PointResult r = fake_point("jalapeno-a0", 4, 100);
+  double v = 1;
+  for (const auto& f : sim::result_fields())
+    if (f.set != nullptr) f.set(r, v += 1);
+  const sim::PointResult back = db::to_result(db::stored_point(r, 0), r.spec);
+  for (const auto& f : sim::result_fields()) {
+    if (f.set == nullptr) continue;
+    EXPECT_NE(f.get(r), 0.0) << f.name;
+    EXPECT_EQ(f.get(back), f.get(r)) << f.name;
+  }
 }
 
 TEST(Db_Export, CsvField_QuotesOnlyWhatNeedsIt) {

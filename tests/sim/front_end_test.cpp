@@ -1,15 +1,18 @@
 // The serving front end's latency (Efficiency::request_latency): every request reaches its replica
 // that long after its client sent it. It adds to TTFT and E2E, not to the time between tokens, and
 // in the closed loop it lengthens each client's cycle. The points run in forked children
-// (sim::simulate_isolated), so this file may hold several tests.
+// (worker processes, app/sim_job.hpp), so this file may hold several tests.
 
 #include <gtest/gtest.h>
 
+#include "app/sim_job.hpp"
 #include "sim/sweep.hpp"
 #include "test_support.hpp"
 
 namespace racktwin::sim {
 namespace {
+
+const app::JobOptions kJobs{.jobs = 2};
 
 using test::shipped_catalog;
 
@@ -32,8 +35,8 @@ PointSpec point(int concurrency, double latency_s, int prefill_replicas = 0) {
 
 TEST(FrontEnd_Latency, AddsToTtftAndE2e_NotToTpot_AndLengthensTheClosedLoop) {
   const double latency = 0.2;
-  auto r = simulate_isolated(shipped_catalog(),
-                             {point(1, 0), point(1, latency), point(16, 0), point(16, latency)}, 2);
+  auto r = app::simulate_in_workers(
+      shipped_catalog(), {point(1, 0), point(1, latency), point(16, 0), point(16, latency)}, kJobs);
   ASSERT_TRUE(r.has_value()) << r.error();
   for (const auto& x : *r) {
     ASSERT_TRUE(x.error.empty()) << x.error;
@@ -55,7 +58,8 @@ TEST(FrontEnd_Latency, AddsToTtftAndE2e_NotToTpot_AndLengthensTheClosedLoop) {
 
 TEST(FrontEnd_Latency, DelaysDisaggregatedRequestsOnce) {
   const double latency = 0.15;
-  auto r = simulate_isolated(shipped_catalog(), {point(1, 0, 1), point(1, latency, 1)}, 2);
+  auto r =
+      app::simulate_in_workers(shipped_catalog(), {point(1, 0, 1), point(1, latency, 1)}, kJobs);
   ASSERT_TRUE(r.has_value()) << r.error();
   for (const auto& x : *r) ASSERT_TRUE(x.error.empty()) << x.error;
   // The front end sits before the prefill pool; the KV hand-off to the decode pool adds nothing.
