@@ -110,8 +110,10 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 }  // namespace
 
-std::expected<RunOutcome, RunError> run_scenario(const Catalog& cat, const RunRequest& rq,
-                                                 const RunHooks& hooks) {
+namespace {
+
+std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequest& rq,
+                                               const RunHooks& hooks) {
   const auto start = std::chrono::steady_clock::now();
   auto sc = load_scenario_file(rq.scenario_file, cat);
   if (!sc) return std::unexpected(input_error(sc.error(), rq.scenario_file));
@@ -196,6 +198,17 @@ std::expected<RunOutcome, RunError> run_scenario(const Catalog& cat, const RunRe
         out.published[{w.id, mid}] = published_rows(cat, *sc, w, mid, *reference, tables);
   }
   return out;
+}
+
+}  // namespace
+
+std::expected<RunOutcome, RunError> run_scenario(const Catalog& cat, const RunRequest& rq,
+                                                 const RunHooks& hooks) {
+  try {
+    return run_stages(cat, rq, hooks);
+  } catch (const std::exception& e) {  // the database failed under us (locked, disk full, ...)
+    return std::unexpected(runtime_error(e.what()));
+  }
 }
 
 Json RunOutcome::to_json(bool timeseries) const {

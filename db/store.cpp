@@ -7,11 +7,13 @@
 #include <fmt/chrono.h>
 #include <fmt/core.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -117,8 +119,24 @@ std::string this_host() {
   return name.data();
 }
 
-// Why an existing file cannot be opened as a racktwin database; empty when it can.
-std::string refuse_reason(const std::string& path) {
+int milliseconds(Seconds t) {
+  return static_cast<int>(std::lround(t.value() * 1e3));
+}
+
+// SQLITE_BUSY or SQLITE_LOCKED (extended codes included): another connection holds the lock.
+bool is_locked(const SQLite::Exception& e) {
+  const int code = e.getErrorCode() & 0xff;
+  return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
+
+std::string locked_text(const std::string& path, const SQLite::Exception& e, Seconds waited) {
+  return locked_message(path,
+                        fmt::format("SQLite: {}, after waiting {:g} s", e.what(), waited.value()));
+}
+
+// Why an existing file cannot be opened as a racktwin database; empty when it can. Rethrows the
+// SQLite::Exception of a database locked by another process.
+std::string refuse_reason(const std::string& path, Seconds busy_timeout) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return "it is a directory";
   if (fs::file_size(path, ec) == 0 && !ec) return {};
@@ -130,7 +148,7 @@ std::string refuse_reason(const std::string& path) {
   if (in.gcount() != 16 || !std::equal(header.begin(), header.end(), kMagic))
     return "it is not an SQLite database";
   try {
-    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    SQLite::Database db(path, SQLite::OPEN_READONLY, milliseconds(busy_timeout));
     const int app = db.execAndGet("PRAGMA application_id").getInt();
     if (app != kApplicationId)
       return fmt::format(
@@ -142,6 +160,7 @@ std::string refuse_reason(const std::string& path) {
           "it was written by a newer racktwin (schema {}; this racktwin reads up to {})", version,
           kSchemaVersion);
   } catch (const SQLite::Exception& e) {
+    if (is_locked(e)) throw;
     return std::string("SQLite cannot read it: ") + e.what();
   }
   return {};
@@ -185,6 +204,13 @@ RunInfo read_run(SQLite::Statement& q) {
 
 }  // namespace
 
+std::string locked_message(const std::string& path, const std::string& detail) {
+  return fmt::format(
+      "the results database '{}' is locked by another process ({}); wait for it to finish, or "
+      "use --db with another path",
+      path, detail);
+}
+
 std::string RunInfo::state() const {
   if (status != "running") return status;
   // Still marked running: alive only if its process exists on this host (a killed process that
@@ -206,14 +232,20 @@ Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 Store::~Store() = default;
 
-std::expected<Store, std::string> Store::open(const std::string& path, Mode mode) {
+std::expected<Store, std::string> Store::open(const std::string& path, Mode mode,
+                                              Seconds busy_timeout) {
   std::error_code ec;
   const bool exists = fs::exists(path, ec);
   if (!exists && mode == Mode::existing)
     return std::unexpected(
         fmt::format("no results database at '{}' ('racktwin run' creates one there)", path));
   if (exists) {
-    const std::string why = refuse_reason(path);
+    std::string why;
+    try {
+      why = refuse_reason(path, busy_timeout);
+    } catch (const SQLite::Exception& e) {  // only a lock held by another process comes here
+      return std::unexpected(locked_text(path, e, busy_timeout));
+    }
     if (!why.empty())
       return std::unexpected(fmt::format(
           "'{}' is not a racktwin results database: {}. It was left untouched; choose another "
@@ -221,9 +253,10 @@ std::expected<Store, std::string> Store::open(const std::string& path, Mode mode
           path, why));
   }
   Store s(path);
+  s.busy_timeout_ = busy_timeout;
   try {
     s.db_ = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
-                                               10000);
+                                               milliseconds(busy_timeout));
     SQLite::Database& db = *s.db_;
     db.exec("PRAGMA foreign_keys = ON");
     db.exec("PRAGMA journal_mode = WAL");
@@ -240,13 +273,14 @@ std::expected<Store, std::string> Store::open(const std::string& path, Mode mode
       tx.commit();
     }
   } catch (const SQLite::Exception& e) {
+    if (is_locked(e)) return std::unexpected(locked_text(path, e, busy_timeout));
     return std::unexpected(
         fmt::format("cannot open the results database '{}': {}", path, e.what()));
   }
   return s;
 }
 
-std::int64_t Store::begin_run(RunInfo info, const std::vector<Assumption>& assumptions) {
+std::int64_t Store::begin_run(RunInfo info, const std::vector<Assumption>& assumptions) try {
   SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
   SQLite::Statement q(*db_,
                       "INSERT INTO runs (status, scenario_name, scenario_file, scenario_text, "
@@ -270,6 +304,9 @@ std::int64_t Store::begin_run(RunInfo info, const std::vector<Assumption>& assum
   }
   tx.commit();
   return id;
+} catch (const SQLite::Exception& e) {
+  throw_if_locked(e);
+  throw;
 }
 
 void Store::add_points(std::int64_t run, const std::vector<sim::PointResult>& points) {
@@ -280,7 +317,7 @@ void Store::add_points(std::int64_t run, const std::vector<sim::PointResult>& po
   add_stored(run, stored);
 }
 
-void Store::add_stored(std::int64_t run, const std::vector<StoredPoint>& points) {
+void Store::add_stored(std::int64_t run, const std::vector<StoredPoint>& points) try {
   SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
   std::int64_t metric_ord =
       db_->execAndGet(fmt::format("SELECT COUNT(*) FROM metrics WHERE run_id = {}", run))
@@ -333,6 +370,9 @@ void Store::add_stored(std::int64_t run, const std::vector<StoredPoint>& points)
     }
   }
   tx.commit();
+} catch (const SQLite::Exception& e) {
+  throw_if_locked(e);
+  throw;
 }
 
 std::optional<std::int64_t> Store::find_resumable(const RunInfo& like) const {
@@ -350,12 +390,15 @@ std::optional<std::int64_t> Store::find_resumable(const RunInfo& like) const {
   return std::nullopt;
 }
 
-void Store::reopen_run(std::int64_t run) {
+void Store::reopen_run(std::int64_t run) try {
   SQLite::Statement q(*db_,
                       "UPDATE runs SET status = 'running', finished_at = NULL, wall_s = NULL, "
                       "error = '', pid = ?, host = ? WHERE id = ?");
   SQLite::bind(q, static_cast<std::int64_t>(::getpid()), this_host(), run);
   q.exec();
+} catch (const SQLite::Exception& e) {
+  throw_if_locked(e);
+  throw;
 }
 
 std::vector<std::int64_t> Store::point_indices(std::int64_t run) const {
@@ -366,12 +409,15 @@ std::vector<std::int64_t> Store::point_indices(std::int64_t run) const {
   return out;
 }
 
-void Store::finish_run(std::int64_t run, double wall_s, const std::string& error) {
+void Store::finish_run(std::int64_t run, double wall_s, const std::string& error) try {
   SQLite::Statement q(*db_,
                       "UPDATE runs SET status = ?, finished_at = ?, wall_s = ?, error = ? "
                       "WHERE id = ?");
   SQLite::bind(q, error.empty() ? "finished" : "failed", now_utc(), wall_s, error, run);
   q.exec();
+} catch (const SQLite::Exception& e) {
+  throw_if_locked(e);
+  throw;
 }
 
 std::vector<RunInfo> Store::list() const {
@@ -485,10 +531,17 @@ std::optional<StoredRun> Store::load(std::int64_t run, const LoadOptions& what) 
   return out;
 }
 
-bool Store::remove(std::int64_t run) {
+bool Store::remove(std::int64_t run) try {
   SQLite::Statement q(*db_, "DELETE FROM runs WHERE id = ?");
   q.bind(1, run);
   return q.exec() > 0;
+} catch (const SQLite::Exception& e) {
+  throw_if_locked(e);
+  throw;
+}
+
+void Store::throw_if_locked(const SQLite::Exception& e) const {
+  if (is_locked(e)) throw DatabaseLocked(locked_text(path_, e, busy_timeout_));
 }
 
 }  // namespace racktwin::db

@@ -13,6 +13,9 @@
 //   "incomplete" once its process is gone.
 // - Reading is deterministic: points in their sweep order, metrics in the order they were written.
 // - Failures of SQLite throw SQLite::Exception (a std::exception) with SQLite's message.
+// - Every connection waits up to a busy timeout (kBusyTimeout unless open() is given another) for
+//   another process's lock. Still locked after it: open() fails and writes throw DatabaseLocked,
+//   both saying that the database is locked by another process (not that it is not racktwin's).
 // Schema and columns: docs/results.md.
 
 #include <cstdint>
@@ -20,20 +23,34 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/units.hpp"
 #include "db/metrics.hpp"
 #include "sim/serving.hpp"
 
 namespace SQLite {
 class Database;
-}
+class Exception;
+}  // namespace SQLite
 
 namespace racktwin::db {
 
 inline constexpr int kSchemaVersion = 1;
 inline constexpr std::int32_t kApplicationId = 0x52545744;  // "RTWD"
+// How long a connection waits for a lock another process holds before giving up.
+inline constexpr Seconds kBusyTimeout{5.0};
+
+// A write that found the database locked by another process for longer than the busy timeout.
+class DatabaseLocked : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// "the results database PATH is locked by another process (DETAIL); wait for it or use --db ..."
+std::string locked_message(const std::string& path, const std::string& detail);
 
 // An assumption a run rests on: a catalog value flagged `assumption: true`, with its reason.
 struct Assumption {
@@ -97,8 +114,9 @@ class Store {
  public:
   enum class Mode { create, existing };
   // Opens (Mode::create: creating if absent) the database at `path`; the error says what is wrong
-  // with the path and that it was left untouched.
-  static std::expected<Store, std::string> open(const std::string& path, Mode mode);
+  // with the path and that it was left untouched, or that another process holds its lock.
+  static std::expected<Store, std::string> open(const std::string& path, Mode mode,
+                                                Seconds busy_timeout = kBusyTimeout);
 
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
@@ -134,7 +152,10 @@ class Store {
 
  private:
   explicit Store(std::string path);
+  // Throws DatabaseLocked when `e` is SQLite's "locked" (the writes rethrow anything else).
+  void throw_if_locked(const SQLite::Exception& e) const;
   std::string path_;
+  Seconds busy_timeout_ = kBusyTimeout;
   std::unique_ptr<SQLite::Database> db_;
 };
 

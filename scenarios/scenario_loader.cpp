@@ -469,6 +469,24 @@ void read_concurrency(Context& ctx, MapReader& top, std::vector<int>& out) {
   ctx.error(n, path, "expected a list of client counts or {from, to, factor}");
 }
 
+// The `facility` mapping of a scenario's top level, when there is one.
+void read_facility(Context& ctx, MapReader& top, FacilitySpec& facility) {
+  if (!top.has("facility")) return;
+  MapReader f(ctx, top.get("facility"), top.child("facility"));
+  if (auto v = f.number("pue", false, 1.0, 3.0)) {
+    facility.pue = *v;
+    facility.pue_given = true;
+  }
+  if (auto v = f.quantity<UsdPerJoule>("electricity_price", false)) {
+    facility.electricity_price = *v;
+    facility.price_given = true;
+  }
+  facility.power_budget = f.quantity<Watts>("power_budget", false);
+  if (facility.power_budget && facility.power_budget->value() <= 0)
+    ctx.error(f.get("power_budget"), f.child("power_budget"), "power_budget must be above 0");
+  f.finish();
+}
+
 std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Node& root,
                                                    const Catalog& catalog) {
   Scenario sc;
@@ -580,21 +598,7 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
     for (RouterPolicy q : all)
       if (r && *r == router_name(q)) sc.router = q;
   }
-  if (top.has("facility")) {
-    MapReader f(ctx, top.get("facility"), top.child("facility"));
-    if (auto v = f.number("pue", false, 1.0, 3.0)) {
-      sc.facility.pue = *v;
-      sc.facility.pue_given = true;
-    }
-    if (auto v = f.quantity<UsdPerJoule>("electricity_price", false)) {
-      sc.facility.electricity_price = *v;
-      sc.facility.price_given = true;
-    }
-    sc.facility.power_budget = f.quantity<Watts>("power_budget", false);
-    if (sc.facility.power_budget && sc.facility.power_budget->value() <= 0)
-      ctx.error(f.get("power_budget"), f.child("power_budget"), "power_budget must be above 0");
-    f.finish();
-  }
+  read_facility(ctx, top, sc.facility);
   if (auto r = top.string("reference", false)) {
     std::filesystem::path fp(*r);
     if (fp.is_relative()) fp = std::filesystem::path(ctx.file()).parent_path() / fp;
@@ -639,6 +643,20 @@ std::expected<Scenario, Diagnostics> load_scenario_string(const std::string& tex
     sc->text = text;
   }
   return sc;
+}
+
+std::expected<FacilitySpec, Diagnostics> load_scenario_facility(const std::string& text,
+                                                                const std::string& name) {
+  Context ctx(name);
+  auto root = yaml::load_string(ctx, text);
+  if (!root) return std::unexpected(ctx.diagnostics());
+  FacilitySpec facility;
+  if (root->IsMap()) {
+    MapReader top(ctx, *root, "");
+    read_facility(ctx, top, facility);  // the other keys are not read, so not checked
+  }
+  if (!ctx.diagnostics().empty()) return std::unexpected(ctx.diagnostics());
+  return facility;
 }
 
 std::expected<Scenario, Diagnostics> load_scenario_file(const std::string& path,

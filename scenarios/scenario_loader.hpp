@@ -20,4 +20,9 @@ std::expected<Scenario, Diagnostics> load_scenario_string(const std::string& tex
                                                           const std::string& name,
                                                           const Catalog& catalog);
 
+// Only the `facility` of a scenario's text (the defaults when it has none), without the catalog:
+// for a stored run whose other inputs may no longer load (a moved trace, a changed catalog).
+std::expected<FacilitySpec, Diagnostics> load_scenario_facility(const std::string& text,
+                                                                const std::string& name);
+
 }  // namespace racktwin
