@@ -84,6 +84,10 @@ struct RunError {
   std::optional<std::int64_t> run_id;  // the stored run, when it got that far
 };
 
+// The failure of any use case: an input error (with its diagnostics when a file is at fault) or a
+// runtime one.
+using Failure = RunError;
+
 std::expected<RunOutcome, RunError> run_scenario(const Catalog& cat, const RunRequest& request,
                                                  const RunHooks& hooks = {});
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/run.hpp"
 #include "core/catalog.hpp"
 #include "core/error.hpp"
 #include "core/reference.hpp"
@@ -44,9 +45,12 @@ void add_topology_command(CLI::App& app, Commands& out);
 void add_validate_command(CLI::App& app, Commands& out);
 
 // Shared by validate and calibrate (validate_cmd.cpp).
-int default_jobs();                  // simulation processes: the cores, at most 4
+int default_jobs();                  // simulation worker processes: the cores
 std::string format_value(double v);  // a published or predicted figure, 3-4 digits
-// "system origin, ..." of the efficiency parameters the catalog gives the points' systems.
-std::string efficiency_origins(const Catalog& cat, const std::vector<ReferencePoint>& points);
+// Prints a use case's failure (its diagnostics, or "racktwin COMMAND: message") and returns the
+// exit code: 2 for input, 1 for runtime failures.
+int print_failure(const app::Failure& f, const std::string& command);
+void add_jobs_option(CLI::App* cmd, int& jobs);
+void add_replica_xpus_option(CLI::App* cmd, std::vector<int>& sizes);
 
 }  // namespace racktwin::cli

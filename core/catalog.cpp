@@ -2,25 +2,25 @@
 
 #include <algorithm>
 
+#include "core/enum_names.hpp"
+
 namespace racktwin {
 
+namespace {
+constexpr EnumNames<ComputeClass, 3> kComputeClasses{
+    {{ComputeClass::fp4, "fp4"}, {ComputeClass::fp8, "fp8"}, {ComputeClass::bf16, "bf16"}}};
+constexpr EnumNames<HostPlacement, 3> kHostPlacements{
+    {{HostPlacement::separate_rack, "separate_rack"},
+     {HostPlacement::in_compute_tray, "in_compute_tray"},
+     {HostPlacement::in_server, "in_server"}}};
+}  // namespace
+
 std::string to_string(ComputeClass c) {
-  switch (c) {
-    case ComputeClass::fp4:
-      return "fp4";
-    case ComputeClass::fp8:
-      return "fp8";
-    case ComputeClass::bf16:
-      return "bf16";
-  }
-  return "?";
+  return std::string(enum_name(c, kComputeClasses));
 }
 
 std::optional<ComputeClass> compute_class_from_string(std::string_view s) {
-  if (s == "fp4") return ComputeClass::fp4;
-  if (s == "fp8") return ComputeClass::fp8;
-  if (s == "bf16") return ComputeClass::bf16;
-  return std::nullopt;
+  return enum_from_name(s, kComputeClasses);
 }
 
 std::string to_string(ScaleUpTopology t) {
@@ -28,15 +28,7 @@ std::string to_string(ScaleUpTopology t) {
 }
 
 std::string to_string(HostPlacement p) {
-  switch (p) {
-    case HostPlacement::separate_rack:
-      return "separate_rack";
-    case HostPlacement::in_compute_tray:
-      return "in_compute_tray";
-    case HostPlacement::in_server:
-      return "in_server";
-  }
-  return "?";
+  return std::string(enum_name(p, kHostPlacements));
 }
 
 std::string to_string(AttentionKind k) {

@@ -4,10 +4,12 @@
 #include <array>
 #include <utility>
 
+#include "core/enum_names.hpp"
+
 namespace racktwin {
 namespace {
 
-constexpr std::array<std::pair<Metric, std::string_view>, 8> kMetrics{{
+constexpr EnumNames<Metric, 8> kMetrics{{
     {Metric::peak_mixed_tps_per_kw_rated, "peak_mixed_tps_per_kw_rated"},
     {Metric::min_e2e_latency_s, "min_e2e_latency_s"},
     {Metric::min_tbt_ms, "min_tbt_ms"},
@@ -21,23 +23,15 @@ constexpr std::array<std::pair<Metric, std::string_view>, 8> kMetrics{{
 }  // namespace
 
 std::string to_string(Metric m) {
-  for (const auto& [k, name] : kMetrics)
-    if (k == m) return std::string(name);
-  return "?";
+  return std::string(enum_name(m, kMetrics));
 }
 
 std::optional<Metric> metric_from_string(std::string_view s) {
-  for (const auto& [k, name] : kMetrics)
-    if (name == s) return k;
-  return std::nullopt;
+  return enum_from_name(s, kMetrics);
 }
 
 const std::vector<std::string>& metric_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const auto& [k, name] : kMetrics) v.emplace_back(name);
-    return v;
-  }();
+  static const std::vector<std::string> names = enum_words(kMetrics);
   return names;
 }
 

@@ -2,20 +2,28 @@
 
 #include <charconv>
 
+#include "core/enum_names.hpp"
+
 namespace racktwin {
 
+namespace {
+constexpr EnumNames<RouterPolicy, 4> kRouters{
+    {{RouterPolicy::least_outstanding, "least_outstanding"},
+     {RouterPolicy::round_robin, "round_robin"},
+     {RouterPolicy::session_affinity, "session_affinity"},
+     {RouterPolicy::prefix_aware, "prefix_aware"}}};
+}  // namespace
+
 std::string router_name(RouterPolicy p) {
-  switch (p) {
-    case RouterPolicy::round_robin:
-      return "round_robin";
-    case RouterPolicy::session_affinity:
-      return "session_affinity";
-    case RouterPolicy::prefix_aware:
-      return "prefix_aware";
-    case RouterPolicy::least_outstanding:
-      break;
-  }
-  return "least_outstanding";
+  return std::string(enum_name(p, kRouters));
+}
+
+std::optional<RouterPolicy> router_from_name(std::string_view s) {
+  return enum_from_name(s, kRouters);
+}
+
+std::vector<std::string> router_names() {
+  return enum_words(kRouters);
 }
 
 double default_mtp_acceptance(int draft_tokens) {

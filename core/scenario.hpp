@@ -92,6 +92,8 @@ struct TraceWorkload {
 enum class RouterPolicy { least_outstanding, round_robin, session_affinity, prefix_aware };
 // The scenario word of a policy: "least_outstanding", "round_robin", ...
 std::string router_name(RouterPolicy p);
+std::optional<RouterPolicy> router_from_name(std::string_view s);
+std::vector<std::string> router_names();  // every policy's word, in declaration order
 
 struct Workload {
   std::string id;

@@ -2,22 +2,20 @@
 
 #include <fmt/core.h>
 
+#include "core/enum_names.hpp"
 #include "sim/result_schema.hpp"
 
 namespace racktwin::db {
 
+namespace {
+constexpr EnumNames<WorkloadKind, 4> kArrivals{{{WorkloadKind::inferencex, "closed_loop"},
+                                                {WorkloadKind::poisson, "poisson"},
+                                                {WorkloadKind::trace, "trace"},
+                                                {WorkloadKind::agentic, "agentic"}}};
+}  // namespace
+
 std::string arrivals_name(WorkloadKind k) {
-  switch (k) {
-    case WorkloadKind::poisson:
-      return "poisson";
-    case WorkloadKind::trace:
-      return "trace";
-    case WorkloadKind::agentic:
-      return "agentic";
-    case WorkloadKind::inferencex:
-      break;
-  }
-  return "closed_loop";
+  return std::string(enum_name(k, kArrivals));
 }
 
 std::string PointKey::label() const {
@@ -51,7 +49,8 @@ PointKey point_key(const sim::PointResult& r) {
 
 std::vector<Distribution> point_distributions(const sim::PointResult& r) {
   std::vector<Distribution> d;
-  for (const auto& f : sim::distribution_fields()) d.push_back({std::string(f.name), &(r.*f.stats)});
+  for (const auto& f : sim::distribution_fields())
+    d.push_back({std::string(f.name), &(r.*f.stats)});
   return d;
 }
 

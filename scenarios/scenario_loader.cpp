@@ -589,15 +589,8 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
     }
     if (!modes.empty()) sc.serving = modes;
   }
-  if (top.has("router")) {
-    const std::vector<RouterPolicy> all{RouterPolicy::least_outstanding, RouterPolicy::round_robin,
-                                        RouterPolicy::session_affinity, RouterPolicy::prefix_aware};
-    std::vector<std::string> names;
-    for (RouterPolicy q : all) names.push_back(router_name(q));
-    auto r = top.choice("router", false, names);
-    for (RouterPolicy q : all)
-      if (r && *r == router_name(q)) sc.router = q;
-  }
+  if (top.has("router"))
+    if (auto r = top.choice("router", false, router_names())) sc.router = *router_from_name(*r);
   read_facility(ctx, top, sc.facility);
   if (auto r = top.string("reference", false)) {
     std::filesystem::path fp(*r);

@@ -4,57 +4,39 @@
 #include <cctype>
 #include <string>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "topology/topology.hpp"
 
 namespace racktwin::topology {
 
+namespace {
+constexpr EnumNames<PartKind, 11> kPartKinds{{{PartKind::xpu, "xpu"},
+                                              {PartKind::compute_tray, "compute_tray"},
+                                              {PartKind::switch_tray, "switch_tray"},
+                                              {PartKind::onboard_switch, "onboard_switch"},
+                                              {PartKind::host, "host"},
+                                              {PartKind::compute_rack, "compute_rack"},
+                                              {PartKind::host_rack, "host_rack"},
+                                              {PartKind::rack_pair, "rack_pair"},
+                                              {PartKind::power_feed, "power_feed"},
+                                              {PartKind::spine, "spine"},
+                                              {PartKind::scale_out, "scale_out"}}};
+constexpr EnumNames<LinkKind, 7> kLinkKinds{{{LinkKind::contains, "contains"},
+                                             {LinkKind::powers, "powers"},
+                                             {LinkKind::hosts, "hosts"},
+                                             {LinkKind::scale_up, "scale_up"},
+                                             {LinkKind::uplink, "uplink"},
+                                             {LinkKind::scale_out, "scale_out"},
+                                             {LinkKind::host_link, "host_link"}}};
+}  // namespace
+
 std::string to_string(PartKind k) {
-  switch (k) {
-    case PartKind::xpu:
-      return "xpu";
-    case PartKind::compute_tray:
-      return "compute_tray";
-    case PartKind::switch_tray:
-      return "switch_tray";
-    case PartKind::onboard_switch:
-      return "onboard_switch";
-    case PartKind::host:
-      return "host";
-    case PartKind::compute_rack:
-      return "compute_rack";
-    case PartKind::host_rack:
-      return "host_rack";
-    case PartKind::rack_pair:
-      return "rack_pair";
-    case PartKind::power_feed:
-      return "power_feed";
-    case PartKind::spine:
-      return "spine";
-    case PartKind::scale_out:
-      return "scale_out";
-  }
-  return "?";
+  return std::string(enum_name(k, kPartKinds));
 }
 
 std::string to_string(LinkKind k) {
-  switch (k) {
-    case LinkKind::contains:
-      return "contains";
-    case LinkKind::powers:
-      return "powers";
-    case LinkKind::hosts:
-      return "hosts";
-    case LinkKind::scale_up:
-      return "scale_up";
-    case LinkKind::uplink:
-      return "uplink";
-    case LinkKind::scale_out:
-      return "scale_out";
-    case LinkKind::host_link:
-      return "host_link";
-  }
-  return "?";
+  return std::string(enum_name(k, kLinkKinds));
 }
 
 bool is_support(LinkKind k) {

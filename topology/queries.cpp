@@ -12,34 +12,26 @@
 #include <map>
 #include <set>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 
 namespace racktwin::topology {
 
+namespace {
+constexpr EnumNames<Effect, 4> kEffects{{{Effect::none, "none"},
+                                         {Effect::slowed, "slowed"},
+                                         {Effect::cut_off, "cut off"},
+                                         {Effect::lost, "lost"}}};
+constexpr EnumNames<Scope, 3> kScopes{
+    {{Scope::tray, "tray"}, {Scope::rack, "rack"}, {Scope::domain, "domain"}}};
+}  // namespace
+
 std::string to_string(Effect e) {
-  switch (e) {
-    case Effect::none:
-      return "none";
-    case Effect::slowed:
-      return "slowed";
-    case Effect::cut_off:
-      return "cut off";
-    case Effect::lost:
-      return "lost";
-  }
-  return "?";
+  return std::string(enum_name(e, kEffects));
 }
 
 std::string to_string(Scope s) {
-  switch (s) {
-    case Scope::tray:
-      return "tray";
-    case Scope::rack:
-      return "rack";
-    case Scope::domain:
-      return "domain";
-  }
-  return "?";
+  return std::string(enum_name(s, kScopes));
 }
 
 namespace {

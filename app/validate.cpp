@@ -1,0 +1,202 @@
+#include "app/validate.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "racktwin/version.hpp"
+#include "scenarios/points_loader.hpp"
+
+namespace racktwin::app {
+namespace {
+
+Failure input_failure(Diagnostics d, std::string file) {
+  Failure f;
+  f.kind = Failure::Kind::input;
+  f.diagnostics = std::move(d);
+  f.file = std::move(file);
+  return f;
+}
+
+Failure failure(Failure::Kind kind, std::string message) {
+  Failure f;
+  f.kind = kind;
+  f.message = std::move(message);
+  return f;
+}
+
+std::expected<std::shared_ptr<const PointsFile>, Failure> load_points(const Catalog& cat,
+                                                                      const std::string& file) {
+  auto pf = load_points_file(file, cat);
+  if (!pf) return std::unexpected(input_failure(pf.error(), file));
+  return std::make_shared<const PointsFile>(std::move(*pf));
+}
+
+Json workload_json(const InferenceXWorkload& w) {
+  Json j{{"isl", w.isl}, {"osl", w.osl}, {"range_ratio", w.range_ratio}, {"mtp", w.mtp}};
+  if (w.precision) j["precision"] = *w.precision;
+  return j;
+}
+
+std::string today_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+// Writes `text` to `path` through a temporary file in the same directory, renamed into place.
+std::expected<void, std::string> write_atomically(const std::string& path,
+                                                  const std::string& text) {
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) {
+      std::remove(tmp.c_str());
+      return std::unexpected("cannot write " + path + " (disk full, or no permission?)");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return std::unexpected("cannot replace " + path);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string efficiency_origins(const Catalog& cat, const std::vector<ReferencePoint>& points) {
+  std::map<std::string, std::string> origin;
+  for (const auto& p : points)
+    if (auto c = cat.efficiency_for(p.system)) origin[p.system] = c->origin;
+  std::string out;
+  for (const auto& [s, o] : origin) out += (out.empty() ? "" : ", ") + s + " " + o;
+  return out;
+}
+
+int Validation::exit_code() const {
+  return !points->rejected.empty() ? 2 : summary.failed > 0 ? 1 : 0;
+}
+
+std::expected<Validation, Failure> validate_points(const Catalog& cat, const ValidateRequest& rq) {
+  auto pf = load_points(cat, rq.points_file);
+  if (!pf) return std::unexpected(pf.error());
+  Validation v;
+  v.points = *pf;
+  calib::PredictOptions opt;
+  if (rq.seed) opt.seed = *rq.seed;
+  opt.replica_xpus = rq.replica_xpus;
+  v.seed = opt.seed;
+  const auto plan = calib::plan_predictions(cat, v.points->points, opt);
+  auto results = simulate_in_workers(cat, plan.specs, rq.job);
+  if (!results) return std::unexpected(failure(Failure::Kind::runtime, results.error()));
+  v.predictions = calib::predictions(v.points->points, plan, *results);
+  v.summary = calib::summarise_errors(v.predictions);
+  for (const auto& q : v.points->points)
+    if (auto c = cat.efficiency_for(q.system)) v.origins[q.system] = c->origin;
+  return v;
+}
+
+Json Validation::to_json() const {
+  Json pts = Json::array();
+  for (const auto& r : points->rejected) {
+    Json msgs = Json::array();
+    for (const auto& d : r.problems) msgs.push_back(d.to_string());
+    pts.push_back(
+        {{"id", r.id}, {"status", "rejected"}, {"line", r.where.line}, {"messages", msgs}});
+  }
+  for (const auto& p : predictions) {
+    const ReferencePoint& q = *p.point;
+    Json j{{"id", q.id},
+           {"status", p.predicted ? "ok" : "failed"},
+           {"line", q.where.line},
+           {"system", q.system},
+           {"model", q.model},
+           {"workload", workload_json(q.workload)},
+           {"metric", to_string(q.metric)},
+           {"at", q.at ? Json(*q.at) : Json(nullptr)},
+           {"published", q.value},
+           {"predicted", p.predicted ? Json(*p.predicted) : Json(nullptr)},
+           {"error_pct", p.predicted ? Json(p.error_pct) : Json(nullptr)}};
+    if (!p.predicted) j["messages"] = Json::array({p.error});
+    pts.push_back(j);
+  }
+  const int rejected = static_cast<int>(points->rejected.size());
+  return Json{{"racktwin", kVersion},
+              {"commit", kGitCommit},
+              {"file", points->file},
+              {"points_hash", points->hash},
+              {"seed", seed},
+              {"efficiency", origins},
+              {"points", pts},
+              {"summary",
+               {{"points", static_cast<int>(points->points.size()) + rejected},
+                {"predicted", summary.predicted},
+                {"failed", summary.failed},
+                {"rejected", rejected},
+                {"median_abs_error_pct", summary.median_abs_pct},
+                {"max_abs_error_pct", summary.max_abs_pct}}}};
+}
+
+std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
+                                                     const CalibrateRequest& rq) {
+  auto pf = load_points(cat, rq.points_file);
+  if (!pf) return std::unexpected(pf.error());
+  if (!(*pf)->rejected.empty()) {
+    Diagnostics all;
+    for (const auto& r : (*pf)->rejected)
+      all.insert(all.end(), r.problems.begin(), r.problems.end());
+    return std::unexpected(input_failure(all, rq.points_file));
+  }
+  calib::FitOptions opt;
+  opt.systems = rq.systems;
+  if (!rq.params.empty()) opt.params = rq.params;
+  opt.simulate = [&cat, job = rq.job](const std::vector<sim::PointSpec>& specs) {
+    return simulate_in_workers(cat, specs, job);
+  };
+  if (rq.iterations > 0) opt.max_iterations = rq.iterations;
+  if (rq.rounds > 0) opt.rounds = rq.rounds;
+  opt.predict.replica_xpus = rq.replica_xpus;
+  opt.progress = rq.progress;
+  auto fit = calib::calibrate(cat, (*pf)->points, opt);
+  if (!fit) return std::unexpected(failure(Failure::Kind::input, fit.error()));
+
+  Calibration c;
+  c.points = *pf;
+  c.params = opt.params;
+  CalibrationRecord rec;
+  rec.points_file = rq.points_file;
+  rec.points_hash = (*pf)->hash;
+  rec.date = today_utc();
+  rec.command = rq.command;
+  c.file = calib::assemble(cat, *fit, fit->final, rec);
+  c.fit = std::move(*fit);
+  for (const auto& f : c.file.families)
+    for (const auto& [sid, sys] : cat.systems) {
+      const EfficiencyPrior* p = cat.efficiency_prior_for(sid);
+      const bool fitted = std::any_of(c.fit.systems.begin(), c.fit.systems.end(),
+                                      [&](const calib::SystemFit& s) { return s.system == sid; });
+      if (p != nullptr && p->id == f.id && !fitted) c.family_users[f.id].push_back(sid);
+    }
+  c.written = rq.out;
+  if (c.written.empty()) {
+    if (cat.files.empty())
+      return std::unexpected(
+          failure(Failure::Kind::input, "no catalog directory; give --out FILE"));
+    c.written =
+        (std::filesystem::path(cat.files.front()).parent_path() / "calibration.yaml").string();
+  }
+  if (auto w = write_atomically(c.written, calib::calibration_yaml(c.file)); !w)
+    return std::unexpected(failure(Failure::Kind::runtime, w.error()));
+  return c;
+}
+
+}  // namespace racktwin::app

@@ -1,0 +1,76 @@
+#pragma once
+// The use cases `racktwin validate FILE` and `racktwin calibrate FILE`: predicting published points
+// through the sweep code of `racktwin run` (calib/predict.hpp), simulated in worker processes, and
+// fitting each system's efficiency parameters to them (calib/calibrate.hpp).
+//
+// Contract: never prints; progress lines go to the request's callback. A calibration writes its
+// file through a temporary file renamed into place, so a failed write leaves the old one.
+
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/json.hpp"
+#include "app/run.hpp"
+#include "app/sim_job.hpp"
+#include "calib/calibrate.hpp"
+#include "calib/predict.hpp"
+#include "calib/report.hpp"
+#include "core/catalog.hpp"
+#include "core/reference.hpp"
+
+namespace racktwin::app {
+
+struct ValidateRequest {
+  std::string points_file;
+  std::optional<std::uint64_t> seed;  // unset: calib::PredictOptions' default
+  std::vector<int> replica_xpus;
+  JobOptions job;
+};
+
+struct Validation {
+  std::shared_ptr<const PointsFile> points;
+  std::uint64_t seed = 0;
+  std::map<std::string, std::string> origins;  // system: where its efficiencies come from
+  std::vector<calib::Prediction> predictions;  // point by point, pointing into `points`
+  calib::ErrorSummary summary;
+  // 0: every point predicted; 1: some could not be; 2: some points are invalid.
+  int exit_code() const;
+  Json to_json() const;
+};
+
+std::expected<Validation, Failure> validate_points(const Catalog& cat, const ValidateRequest& rq);
+
+struct CalibrateRequest {
+  std::string points_file;
+  std::vector<std::string> systems, params;  // empty: every system with points, the defaults
+  std::string out;  // calibration file; empty: calibration.yaml in the catalog directory
+  int iterations = 0, rounds = 0;  // 0: calib::FitOptions' defaults
+  std::vector<int> replica_xpus;
+  std::string command;  // recorded in the file
+  JobOptions job;
+  std::function<void(const std::string&)> progress;
+};
+
+struct Calibration {
+  std::shared_ptr<const PointsFile> points;
+  calib::FitReport fit;
+  calib::Calibration file;
+  std::string written;              // the path written
+  std::vector<std::string> params;  // the parameters fitted
+  // Per pooled family: the catalog systems without points of their own that use it.
+  std::map<std::string, std::vector<std::string>> family_users;
+};
+
+std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
+                                                     const CalibrateRequest& rq);
+
+// Where the efficiencies of the points' systems come from: "system origin, ...".
+std::string efficiency_origins(const Catalog& cat, const std::vector<ReferencePoint>& points);
+
+}  // namespace racktwin::app
