@@ -49,11 +49,6 @@ std::vector<std::string> assumptions_of(const Catalog& cat, const Scenario& sc) 
 
 }  // namespace
 
-void print_diagnostics(const Diagnostics& d, const std::string& what) {
-  for (const auto& x : d) fmt::print(stderr, "{}\n", x.to_string());
-  fmt::print(stderr, "{} error{} in {}\n", d.size(), d.size() == 1 ? "" : "s", what);
-}
-
 namespace {
 int check_scenario(const Catalog& cat, const std::string& path, bool as_json) {
   auto sc = load_scenario_file(path, cat);

@@ -1,6 +1,10 @@
 #include "cli/table.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
+
+#include "cli/commands.hpp"
 
 namespace racktwin::cli {
 namespace {
@@ -36,6 +40,21 @@ std::string Table::render(const std::vector<std::size_t>& right) const {
   out += line(rule);
   for (const auto& r : rows_) out += line(r);
   return out;
+}
+
+void print_json(const app::Json& j) {
+  fmt::print("{}\n", j.dump(2));
+}
+
+int input_error(const std::string& message, const std::string& hint) {
+  fmt::print(stderr, "racktwin: {}\n", message);
+  if (!hint.empty()) fmt::print(stderr, "  {}\n", hint);
+  return kExitInput;
+}
+
+void print_diagnostics(const Diagnostics& d, const std::string& what) {
+  for (const auto& x : d) fmt::print(stderr, "{}\n", x.to_string());
+  fmt::print(stderr, "{} error{} in {}\n", d.size(), d.size() == 1 ? "" : "s", what);
 }
 
 }  // namespace racktwin::cli

@@ -1,8 +1,11 @@
 #pragma once
-// Plain-text tables for the console: columns padded to their widest cell.
+// Console rendering shared by the commands: plain-text tables (columns padded to their widest
+// cell), JSON documents and input errors.
 
 #include <string>
 #include <vector>
+
+#include "app/json.hpp"
 
 namespace racktwin::cli {
 
@@ -18,5 +21,12 @@ class Table {
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// Prints the document, indented by two, and a newline on stdout.
+void print_json(const app::Json& j);
+
+// Prints "racktwin: MESSAGE" and, when given, an indented hint line on stderr; returns the exit
+// code of an input error.
+int input_error(const std::string& message, const std::string& hint = "");
 
 }  // namespace racktwin::cli
