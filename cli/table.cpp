@@ -42,6 +42,25 @@ std::string Table::render(const std::vector<std::size_t>& right) const {
   return out;
 }
 
+std::string render_rows(const std::vector<std::vector<std::string>>& rows,
+                        const std::vector<std::size_t>& right) {
+  if (rows.empty()) return "";
+  Table t(rows.front());
+  for (std::size_t i = 1; i < rows.size(); ++i) t.add(rows[i]);
+  return t.render(right);
+}
+
+void print_facts(const std::vector<app::Fact>& facts, std::size_t width) {
+  for (const auto& f : facts) fmt::print("  {:<{}}{}\n", f.label, width, f.text);
+}
+
+void print_section(const app::Section& s, std::size_t width) {
+  fmt::print("\n{}", s.title.empty() ? "" : s.title + "\n");
+  print_facts(s.facts, width);
+  fmt::print("{}", render_rows(s.table, s.right));
+  for (const auto& n : s.notes) fmt::print("  {}\n", n);
+}
+
 void print_json(const app::Json& j) {
   fmt::print("{}\n", j.dump(2));
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/json.hpp"
+#include "app/text.hpp"
 
 namespace racktwin::cli {
 
@@ -21,6 +22,15 @@ class Table {
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// A table whose first row is the header.
+std::string render_rows(const std::vector<std::vector<std::string>>& rows,
+                        const std::vector<std::size_t>& right = {});
+
+// "  LABEL TEXT" per fact on stdout, the labels padded to `width`.
+void print_facts(const std::vector<app::Fact>& facts, std::size_t width);
+// A blank line, the title, the facts (labels padded to `width`), the table, then the notes.
+void print_section(const app::Section& s, std::size_t width);
 
 // Prints the document, indented by two, and a newline on stdout.
 void print_json(const app::Json& j);
