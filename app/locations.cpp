@@ -1,13 +1,38 @@
 #include "app/locations.hpp"
 
 #include <cstdlib>
+#include <filesystem>
+
+#include "racktwin/version.hpp"
 
 namespace racktwin::app {
+namespace {
 
-std::string resolve_db_path(const std::string& flag,
-                            const std::optional<std::string>& scenario_db) {
+namespace fs = std::filesystem;
+
+std::optional<std::string> env(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  return std::string(v);
+}
+
+}  // namespace
+
+std::string catalog_dir(const std::string& flag) {
   if (!flag.empty()) return flag;
-  if (const char* env = std::getenv("RACKTWIN_DB"); env != nullptr && *env != '\0') return env;
+  if (auto v = env("RACKTWIN_CATALOG")) return *v;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "share" / "racktwin" / "catalog";
+    if (fs::is_directory(installed, ec)) return installed.string();
+  }
+  return kSourceCatalogDir;
+}
+
+std::string db_path(const std::string& flag, const std::optional<std::string>& scenario_db) {
+  if (!flag.empty()) return flag;
+  if (auto v = env("RACKTWIN_DB")) return *v;
   if (scenario_db && !scenario_db->empty()) return *scenario_db;
   return "racktwin.db";
 }

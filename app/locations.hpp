@@ -1,14 +1,23 @@
 #pragma once
-// Where the catalog and the results database are, by the rules every front end follows.
+// Where racktwin finds the catalog it loads and the results database it reads and writes: the
+// same rules for every front end.
+//
+// Contract: reads the environment (RACKTWIN_CATALOG, RACKTWIN_DB) and where the running binary is
+// installed; opens nothing.
 
 #include <optional>
 #include <string>
 
 namespace racktwin::app {
 
-// --db PATH, else $RACKTWIN_DB, else the scenario's output.db (for run), else racktwin.db in the
-// working directory.
-std::string resolve_db_path(const std::string& flag,
-                            const std::optional<std::string>& scenario_db = std::nullopt);
+// The catalog directory: `flag` (--catalog) when given, else $RACKTWIN_CATALOG, else an installed
+// share/racktwin/catalog beside the binary (bin/../share/racktwin/catalog), else the catalog of the
+// source tree the binary was built from.
+std::string catalog_dir(const std::string& flag = "");
+
+// The results database: `flag` (--db) when given, else $RACKTWIN_DB, else the scenario's
+// output.db (for a run), else racktwin.db in the working directory.
+std::string db_path(const std::string& flag = "",
+                    const std::optional<std::string>& scenario_db = std::nullopt);
 
 }  // namespace racktwin::app

@@ -133,7 +133,7 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
     e.kind = RunError::Kind::input;
     return std::unexpected(e);
   }
-  out.db_path = resolve_db_path(rq.db, sc->output.db);
+  out.db_path = db_path(rq.db, sc->output.db);
   auto store = db::Store::open(out.db_path, db::Store::Mode::create);
   if (!store) {
     RunError e = runtime_error(store.error());

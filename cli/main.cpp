@@ -5,31 +5,15 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cstdlib>
-#include <filesystem>
 
+#include "app/locations.hpp"
 #include "cli/commands.hpp"
 #include "racktwin/version.hpp"
 #include "scenarios/catalog_loader.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
 using namespace racktwin;
-
-// --catalog, then RACKTWIN_CATALOG, then an installed share/racktwin/catalog beside the binary,
-// then the catalog of the source tree the binary was built from.
-std::string resolve_catalog_dir(const std::string& flag) {
-  if (!flag.empty()) return flag;
-  if (const char* env = std::getenv("RACKTWIN_CATALOG"); env != nullptr && *env != '\0') return env;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path installed = exe.parent_path().parent_path() / "share" / "racktwin" / "catalog";
-    if (fs::is_directory(installed, ec)) return installed.string();
-  }
-  return kSourceCatalogDir;
-}
 
 std::string version_text() {
   return fmt::format("racktwin {} (commit {})", kVersion, kGitCommit);
@@ -72,7 +56,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? cli::kExitOk : cli::kExitInput;
   }
 
-  const std::string dir = resolve_catalog_dir(catalog_flag);
+  const std::string dir = racktwin::app::catalog_dir(catalog_flag);
   auto cat = load_catalog_dir(dir);
   if (!cat) {
     cli::print_diagnostics(cat.error(), "the catalog " + dir);

@@ -23,7 +23,7 @@ class App;
 
 namespace racktwin::cli {
 
-using app::resolve_db_path;
+inline std::string resolve_db_path(const std::string& flag) { return app::db_path(flag); }
 void add_db_option(CLI::App* app, std::string& into);
 
 // Opens the database; prints the error and returns the exit code on failure.

@@ -1,6 +1,10 @@
 #include "cli/table.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
+
+#include "cli/commands.hpp"
 
 namespace racktwin::cli {
 namespace {
@@ -36,6 +40,40 @@ std::string Table::render(const std::vector<std::size_t>& right) const {
   out += line(rule);
   for (const auto& r : rows_) out += line(r);
   return out;
+}
+
+std::string render_rows(const std::vector<std::vector<std::string>>& rows,
+                        const std::vector<std::size_t>& right) {
+  if (rows.empty()) return "";
+  Table t(rows.front());
+  for (std::size_t i = 1; i < rows.size(); ++i) t.add(rows[i]);
+  return t.render(right);
+}
+
+void print_facts(const std::vector<app::Fact>& facts, std::size_t width) {
+  for (const auto& f : facts) fmt::print("  {:<{}}{}\n", f.label, width, f.text);
+}
+
+void print_section(const app::Section& s, std::size_t width) {
+  fmt::print("\n{}", s.title.empty() ? "" : s.title + "\n");
+  print_facts(s.facts, width);
+  fmt::print("{}", render_rows(s.table, s.right));
+  for (const auto& n : s.notes) fmt::print("  {}\n", n);
+}
+
+void print_json(const app::Json& j) {
+  fmt::print("{}\n", j.dump(2));
+}
+
+int input_error(const std::string& message, const std::string& hint) {
+  fmt::print(stderr, "racktwin: {}\n", message);
+  if (!hint.empty()) fmt::print(stderr, "  {}\n", hint);
+  return kExitInput;
+}
+
+void print_diagnostics(const Diagnostics& d, const std::string& what) {
+  for (const auto& x : d) fmt::print(stderr, "{}\n", x.to_string());
+  fmt::print(stderr, "{} error{} in {}\n", d.size(), d.size() == 1 ? "" : "s", what);
 }
 
 }  // namespace racktwin::cli

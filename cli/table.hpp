@@ -1,8 +1,12 @@
 #pragma once
-// Plain-text tables for the console: columns padded to their widest cell.
+// Console rendering shared by the commands: plain-text tables (columns padded to their widest
+// cell), JSON documents and input errors.
 
 #include <string>
 #include <vector>
+
+#include "app/json.hpp"
+#include "app/text.hpp"
 
 namespace racktwin::cli {
 
@@ -18,5 +22,21 @@ class Table {
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// A table whose first row is the header.
+std::string render_rows(const std::vector<std::vector<std::string>>& rows,
+                        const std::vector<std::size_t>& right = {});
+
+// "  LABEL TEXT" per fact on stdout, the labels padded to `width`.
+void print_facts(const std::vector<app::Fact>& facts, std::size_t width);
+// A blank line, the title, the facts (labels padded to `width`), the table, then the notes.
+void print_section(const app::Section& s, std::size_t width);
+
+// Prints the document, indented by two, and a newline on stdout.
+void print_json(const app::Json& j);
+
+// Prints "racktwin: MESSAGE" and, when given, an indented hint line on stderr; returns the exit
+// code of an input error.
+int input_error(const std::string& message, const std::string& hint = "");
 
 }  // namespace racktwin::cli

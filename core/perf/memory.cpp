@@ -26,22 +26,27 @@ MemoryPlan plan_memory(const Model& model, const System& system, const Catalog& 
   p.usable =
       Bytes(std::max(0.0, p.hbm.value() * mem.memory_utilization - mem.runtime_reserve.value()));
   const Speculation spec{draft_tokens, 1.0};
-  auto sm = StepModel::create(model, system, catalog, layout, precision, Efficiency{}, spec, mem);
-  if (!sm) {
-    p.reason = sm.error();
+  if (auto problem = layout_problem(model, system, catalog, layout, precision, spec)) {
+    p.rejection = problem->reason;
+    p.reason = problem->detail;
     return p;
   }
-  p.weights = sm->weights_per_xpu();
+  // layout_problem() found nothing, so create() succeeds.
+  const StepModel sm =
+      StepModel::create(model, system, catalog, layout, precision, Efficiency{}, spec, mem).value();
+  p.weights = sm.weights_per_xpu();
   p.workspace =
       Bytes(mem.max_batched_tokens * model.hidden * 2.0 * mem.workspace_bytes_per_token_hidden);
   p.kv_free = p.usable - p.weights - p.workspace;
-  p.kv_per_token = sm->kv_bytes_per_token_per_xpu();
-  p.kv_tokens = sm->kv_tokens(p.usable - p.workspace);
+  p.kv_per_token = sm.kv_bytes_per_token_per_xpu();
+  p.kv_tokens = sm.kv_tokens(p.usable - p.workspace);
   if (p.weights + p.workspace > p.usable) {
+    p.rejection = LayoutRejection::weights_exceed_hbm;
     p.reason = "does not fit in HBM: weights " + gb(p.weights.value()) + " + workspace " +
                gb(p.workspace.value()) + " per XPU exceed the " + gb(p.usable.value()) +
                " usable of " + gb(p.hbm.value());
   } else if (p.kv_tokens < min_tokens) {
+    p.rejection = LayoutRejection::kv_below_min_tokens;
     char buf[160];
     std::snprintf(
         buf, sizeof buf,
@@ -86,6 +91,7 @@ std::vector<LayoutOption> enumerate_layouts(const Model& model, const System& sy
           o.memory = plan_memory(model, system, catalog, o.layout, precision, query.memory,
                                  query.min_tokens, query.draft_tokens);
           o.valid = o.memory.fits;
+          o.rejection = o.memory.rejection;
           o.reason = o.memory.reason;
           out.push_back(std::move(o));
         }

@@ -8,6 +8,7 @@
 
 #include "core/catalog.hpp"
 #include "core/perf/efficiency.hpp"
+#include "core/perf/step.hpp"
 #include "core/scenario.hpp"
 
 namespace racktwin::perf {
@@ -22,7 +23,8 @@ struct MemoryPlan {
   double kv_tokens = 0;   // KV-cache capacity of the replica, in tokens
   double min_tokens = 0;  // the capacity needed to call the layout valid (one longest sequence)
   bool fits = false;
-  std::string reason;  // why it does not fit; empty when it fits
+  LayoutRejection rejection = LayoutRejection::none;  // why it does not fit (or cannot run)
+  std::string reason;                                 // the rejection's detail; empty when it fits
 };
 
 // `min_tokens`: the layout fits only if the KV cache holds at least this many tokens (one sequence
@@ -35,8 +37,9 @@ MemoryPlan plan_memory(const Model& model, const System& system, const Catalog& 
 struct LayoutOption {
   Layout layout;
   bool valid = false;
-  std::string reason;  // empty when valid
-  MemoryPlan memory;   // computed when the layout is structurally valid
+  LayoutRejection rejection = LayoutRejection::none;  // none when valid
+  std::string reason;                                 // its detail; empty when valid
+  MemoryPlan memory;  // computed when the layout is structurally valid
 };
 
 struct LayoutQuery {

@@ -110,62 +110,145 @@ IterationShape& IterationShape::add_prefill_chunk(double tokens, double prior, b
   return *this;
 }
 
+std::string to_string(LayoutRejection r) {
+  switch (r) {
+    case LayoutRejection::none:
+      return "none";
+    case LayoutRejection::no_chip:
+      return "no_chip";
+    case LayoutRejection::unknown_precision:
+      return "unknown_precision";
+    case LayoutRejection::bad_degree:
+      return "bad_degree";
+    case LayoutRejection::exceeds_domain:
+      return "exceeds_domain";
+    case LayoutRejection::pp_exceeds_layers:
+      return "pp_exceeds_layers";
+    case LayoutRejection::dp_attention_needs_tp:
+      return "dp_attention_needs_tp";
+    case LayoutRejection::heads_not_divisible:
+      return "heads_not_divisible";
+    case LayoutRejection::kv_heads_not_divisible:
+      return "kv_heads_not_divisible";
+    case LayoutRejection::dense_ffn_not_divisible:
+      return "dense_ffn_not_divisible";
+    case LayoutRejection::ep_on_dense_model:
+      return "ep_on_dense_model";
+    case LayoutRejection::ep_not_dividing_tp:
+      return "ep_not_dividing_tp";
+    case LayoutRejection::experts_not_divisible:
+      return "experts_not_divisible";
+    case LayoutRejection::expert_ffn_not_divisible:
+      return "expert_ffn_not_divisible";
+    case LayoutRejection::dp_attention_ep:
+      return "dp_attention_ep";
+    case LayoutRejection::bad_speculation:
+      return "bad_speculation";
+    case LayoutRejection::unknown_format:
+      return "unknown_format";
+    case LayoutRejection::weights_exceed_hbm:
+      return "weights_exceed_hbm";
+    case LayoutRejection::kv_below_min_tokens:
+      return "kv_below_min_tokens";
+  }
+  return "?";
+}
+
+bool is_divisibility(LayoutRejection r) {
+  switch (r) {
+    case LayoutRejection::heads_not_divisible:
+    case LayoutRejection::kv_heads_not_divisible:
+    case LayoutRejection::dense_ffn_not_divisible:
+    case LayoutRejection::ep_not_dividing_tp:
+    case LayoutRejection::experts_not_divisible:
+    case LayoutRejection::expert_ffn_not_divisible:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_memory(LayoutRejection r) {
+  return r == LayoutRejection::weights_exceed_hbm || r == LayoutRejection::kv_below_min_tokens;
+}
+
+std::optional<LayoutProblem> layout_problem(const Model& model, const System& system,
+                                            const Catalog& catalog, const Layout& layout,
+                                            const std::string& precision, const Speculation& spec) {
+  using R = LayoutRejection;
+  auto problem = [](R r, std::string detail) { return LayoutProblem{r, std::move(detail)}; };
+  if (system.chip == nullptr) return problem(R::no_chip, "system " + system.id + " has no chip");
+  auto vit = model.variants.find(precision);
+  if (vit == model.variants.end())
+    return problem(R::unknown_precision, model.id + " has no '" + precision +
+                                             "' weight variant (it has " +
+                                             join_keys(model.variants) + ")");
+  const WeightVariant& v = vit->second;
+  const int tp = layout.tp, ep = layout.ep, pp = layout.pp;
+  if (tp < 1 || ep < 1 || pp < 1) return problem(R::bad_degree, "tp, ep and pp must be at least 1");
+  const int xpus = layout.xpus();
+  if (xpus > system.domain_xpus)
+    return problem(R::exceeds_domain, "replica of " + std::to_string(xpus) +
+                                          " XPUs exceeds the scale-up domain of " +
+                                          std::to_string(system.domain_xpus));
+  if (pp > model.layers)
+    return problem(R::pp_exceeds_layers, "pp " + std::to_string(pp) + " exceeds the " +
+                                             std::to_string(model.layers) + " layers");
+  if (layout.dp_attention && tp == 1)
+    return problem(R::dp_attention_needs_tp, "dp_attention needs tp > 1");
+  const auto& a = model.attention;
+  if (!layout.dp_attention) {
+    if (a.q_heads % tp != 0)
+      return problem(R::heads_not_divisible, std::to_string(a.q_heads) +
+                                                 " attention heads are not divisible by tp " +
+                                                 std::to_string(tp));
+    if (a.kind == AttentionKind::gqa && a.kv_heads % tp != 0 && tp % a.kv_heads != 0)
+      return problem(R::kv_heads_not_divisible, std::to_string(a.kv_heads) + " KV heads and tp " +
+                                                    std::to_string(tp) +
+                                                    " do not divide one another");
+  }
+  if (model.dense_layers > 0 && model.dense_ffn && *model.dense_ffn % tp != 0)
+    return problem(R::dense_ffn_not_divisible, "dense FFN width " +
+                                                   std::to_string(*model.dense_ffn) +
+                                                   " is not divisible by tp " + std::to_string(tp));
+  if (!model.moe && ep > 1) return problem(R::ep_on_dense_model, "ep > 1 on a dense model");
+  if (model.moe) {
+    if (tp % ep != 0)
+      return problem(R::ep_not_dividing_tp, "ep " + std::to_string(ep) + " does not divide tp " +
+                                                std::to_string(tp) +
+                                                " (experts are spread within a pipeline stage)");
+    if (model.moe->routed_experts % ep != 0)
+      return problem(R::experts_not_divisible, std::to_string(model.moe->routed_experts) +
+                                                   " experts are not divisible by ep " +
+                                                   std::to_string(ep));
+    if (model.moe->expert_ffn % (tp / ep) != 0)
+      return problem(R::expert_ffn_not_divisible,
+                     "expert FFN width " + std::to_string(model.moe->expert_ffn) +
+                         " is not divisible by tp/ep " + std::to_string(tp / ep));
+    if (layout.dp_attention && ep != 1 && ep != tp)
+      return problem(R::dp_attention_ep, "with dp_attention, ep must be 1 or equal to tp");
+  }
+  if (spec.draft_tokens < 0 || spec.acceptance < 1.0 || spec.acceptance > spec.draft_tokens + 1.0)
+    return problem(R::bad_speculation, "speculation acceptance must lie in [1, draft_tokens + 1]");
+  for (const std::string* id : {&v.attention, &v.dense_ffn, &v.routed_experts, &v.shared_experts,
+                                &v.embeddings, &v.lm_head, &v.kv_cache})
+    if (!id->empty() && find_format(catalog, *id) == nullptr)
+      return problem(R::unknown_format, "unknown number format '" + *id + "'");
+  return std::nullopt;
+}
+
 std::expected<StepModel, std::string> StepModel::create(
     const Model& model, const System& system, const Catalog& catalog, const Layout& layout,
     const std::string& precision, const Efficiency& eff, const Speculation& spec,
     const MemoryParams& mem) {
-  if (system.chip == nullptr) return std::unexpected("system " + system.id + " has no chip");
+  if (auto p = layout_problem(model, system, catalog, layout, precision, spec))
+    return std::unexpected(p->detail);
   const Chip& chip = *system.chip;
-  auto vit = model.variants.find(precision);
-  if (vit == model.variants.end())
-    return std::unexpected(model.id + " has no '" + precision + "' weight variant (it has " +
-                           join_keys(model.variants) + ")");
-  const WeightVariant& v = vit->second;
+  const WeightVariant& v = model.variants.at(precision);
   const int tp = layout.tp, ep = layout.ep, pp = layout.pp;
-  if (tp < 1 || ep < 1 || pp < 1) return std::unexpected("tp, ep and pp must be at least 1");
   const int xpus = layout.xpus();
-  if (xpus > system.domain_xpus)
-    return std::unexpected("replica of " + std::to_string(xpus) +
-                           " XPUs exceeds the scale-up domain of " +
-                           std::to_string(system.domain_xpus));
-  if (pp > model.layers)
-    return std::unexpected("pp " + std::to_string(pp) + " exceeds the " +
-                           std::to_string(model.layers) + " layers");
-  if (layout.dp_attention && tp == 1) return std::unexpected("dp_attention needs tp > 1");
   const auto& a = model.attention;
-  if (!layout.dp_attention) {
-    if (a.q_heads % tp != 0)
-      return std::unexpected(std::to_string(a.q_heads) +
-                             " attention heads are not divisible by tp " + std::to_string(tp));
-    if (a.kind == AttentionKind::gqa && a.kv_heads % tp != 0 && tp % a.kv_heads != 0)
-      return std::unexpected(std::to_string(a.kv_heads) + " KV heads and tp " + std::to_string(tp) +
-                             " do not divide one another");
-  }
-  if (model.dense_layers > 0 && model.dense_ffn && *model.dense_ffn % tp != 0)
-    return std::unexpected("dense FFN width " + std::to_string(*model.dense_ffn) +
-                           " is not divisible by tp " + std::to_string(tp));
-  if (!model.moe && ep > 1) return std::unexpected("ep > 1 on a dense model");
-  if (model.moe) {
-    if (tp % ep != 0)
-      return std::unexpected("ep " + std::to_string(ep) + " does not divide tp " +
-                             std::to_string(tp) + " (experts are spread within a pipeline stage)");
-    if (model.moe->routed_experts % ep != 0)
-      return std::unexpected(std::to_string(model.moe->routed_experts) +
-                             " experts are not divisible by ep " + std::to_string(ep));
-    if (model.moe->expert_ffn % (tp / ep) != 0)
-      return std::unexpected("expert FFN width " + std::to_string(model.moe->expert_ffn) +
-                             " is not divisible by tp/ep " + std::to_string(tp / ep));
-    if (layout.dp_attention && ep != 1 && ep != tp)
-      return std::unexpected("with dp_attention, ep must be 1 or equal to tp");
-  }
-  if (spec.draft_tokens < 0 || spec.acceptance < 1.0 || spec.acceptance > spec.draft_tokens + 1.0)
-    return std::unexpected("speculation acceptance must lie in [1, draft_tokens + 1]");
-
   auto fmt = [&](const std::string& id) { return id.empty() ? nullptr : find_format(catalog, id); };
-  for (const std::string* id : {&v.attention, &v.dense_ffn, &v.routed_experts, &v.shared_experts,
-                                &v.embeddings, &v.lm_head, &v.kv_cache})
-    if (!id->empty() && fmt(*id) == nullptr)
-      return std::unexpected("unknown number format '" + *id + "'");
 
   StepModel m;
   m.layout_ = layout;

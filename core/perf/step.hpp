@@ -15,6 +15,7 @@
 
 #include <array>
 #include <expected>
+#include <optional>
 #include <string>
 
 #include "core/catalog.hpp"
@@ -89,11 +90,53 @@ struct Breakdown {
   Bound bound = Bound::overhead;
 };
 
+// Why a layout cannot serve a model on a system. layout_problem() decides the structural reasons
+// (StepModel::create() fails with their detail), plan_memory() the two memory ones.
+enum class LayoutRejection {
+  none,
+  no_chip,                   // the system has no chip
+  unknown_precision,         // the model has no such weight variant
+  bad_degree,                // tp, ep or pp below 1
+  exceeds_domain,            // more XPUs than the scale-up domain
+  pp_exceeds_layers,         // more pipeline stages than layers
+  dp_attention_needs_tp,     // DP attention with tp 1
+  heads_not_divisible,       // attention heads not divisible by tp
+  kv_heads_not_divisible,    // KV heads and tp do not divide one another
+  dense_ffn_not_divisible,   // dense FFN width not divisible by tp
+  ep_on_dense_model,         // ep > 1 without experts
+  ep_not_dividing_tp,        // ep does not divide tp
+  experts_not_divisible,     // routed experts not divisible by ep
+  expert_ffn_not_divisible,  // expert FFN width not divisible by tp / ep
+  dp_attention_ep,           // DP attention with 1 < ep < tp
+  bad_speculation,           // acceptance outside [1, draft_tokens + 1]
+  unknown_format,            // the weight variant names an unknown number format
+  weights_exceed_hbm,        // weights and workspace exceed the usable HBM
+  kv_below_min_tokens,       // the KV cache holds less than one longest sequence
+};
+std::string to_string(LayoutRejection r);  // the enumerator's name
+// A parallel degree does not split a model dimension (heads, FFN width, experts) evenly.
+bool is_divisibility(LayoutRejection r);
+// The layout runs, but one XPU's HBM cannot hold its share.
+bool is_memory(LayoutRejection r);
+
+struct LayoutProblem {
+  LayoutRejection reason = LayoutRejection::none;
+  std::string detail;  // with the numbers, e.g. "128 attention heads are not divisible by tp 3"
+};
+
+// Why `layout` cannot run `model` on `system` with these weights and speculation; nullopt when it
+// can. StepModel::create() fails exactly when this returns a problem, with its detail.
+std::optional<LayoutProblem> layout_problem(const Model& model, const System& system,
+                                            const Catalog& catalog, const Layout& layout,
+                                            const std::string& precision,
+                                            const Speculation& spec = {});
+
 // Per-layer constants of one replica; built once by create().
 class StepModel {
  public:
   // Fails (with the reason) when the layout cannot run this model on this system: heads, experts or
-  // FFN widths not divisible, precision variant unknown, replica larger than the scale-up domain.
+  // FFN widths not divisible, precision variant unknown, replica larger than the scale-up domain
+  // (layout_problem() gives the reason typed).
   static std::expected<StepModel, std::string> create(const Model& model, const System& system,
                                                       const Catalog& catalog, const Layout& layout,
                                                       const std::string& precision,

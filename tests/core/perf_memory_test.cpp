@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "core/perf/memory.hpp"
 #include "core/perf/step.hpp"
 #include "test_support.hpp"
@@ -93,6 +95,34 @@ TEST(PerfMemory_Layouts, JalapenoAndGb300_ListFittingLayoutsAndRejectTheRestWith
   for (const auto& o : big) {
     EXPECT_FALSE(o.valid);
     EXPECT_NE(o.reason.find("exceeds the scale-up domain of 72"), std::string::npos) << o.reason;
+  }
+}
+
+TEST(PerfMemory_Layouts, EveryRejection_IsTypedAndItsDetailIsTheReason) {
+  LayoutQuery q;
+  q.replica_xpus = {1, 3, 8, 144};
+  for (const char* model : {"deepseek-r1", "llama-3.3-70b", "gpt-oss-120b"}) {
+    std::set<LayoutRejection> seen;
+    for (const auto& o : enumerate_layouts(mdl(model), sys("gb300-nvl72"), shipped_catalog(), q)) {
+      EXPECT_EQ(o.valid, o.rejection == LayoutRejection::none) << o.layout.label();
+      EXPECT_EQ(o.rejection, o.memory.rejection);
+      if (o.valid) continue;
+      seen.insert(o.rejection);
+      const bool hbm = o.reason.find("does not fit in HBM") != std::string::npos;
+      EXPECT_EQ(is_memory(o.rejection), hbm) << o.reason;
+      if (o.layout.xpus() > 72) EXPECT_EQ(o.rejection, LayoutRejection::exceeds_domain);
+      // A structural rejection is the one StepModel::create fails with.
+      if (!hbm) {
+        const auto p =
+            layout_problem(mdl(model), sys("gb300-nvl72"), shipped_catalog(), o.layout,
+                           best_precision(mdl(model), sys("gb300-nvl72"), shipped_catalog()));
+        ASSERT_TRUE(p) << o.layout.label();
+        EXPECT_EQ(p->reason, o.rejection);
+        EXPECT_EQ(p->detail, o.reason);
+      }
+    }
+    EXPECT_TRUE(seen.contains(LayoutRejection::exceeds_domain)) << model;
+    EXPECT_TRUE(seen.contains(LayoutRejection::heads_not_divisible)) << model;  // tp 3
   }
 }
 

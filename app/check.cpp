@@ -1,0 +1,219 @@
+#include "app/check.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <set>
+
+#include "db/export.hpp"
+#include "db/provenance.hpp"
+#include "scenarios/scenario_loader.hpp"
+#include "sim/sweep.hpp"
+
+namespace racktwin::app {
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::string describe(const Workload& w) {
+  const auto& x = w.inferencex;
+  const std::string weights = x.precision.value_or("the system's best");
+  if (w.kind == WorkloadKind::agentic) {
+    const auto& g = w.agentic;
+    return fmt::format(
+        "{}: agentic sessions, C clients x {} sessions of {}-{} turns, first context {}-{} "
+        "tokens, tool results {}-{}, output {}-{}, pauses {:g}-{:g} s, sub-agents p={:g} x {}-{}, "
+        "max context {}, weights {}",
+        w.id, g.sessions_per_client, g.turns_min, g.turns_max, g.first_context_min,
+        g.first_context_max, g.tool_result_min, g.tool_result_max, g.output_min, g.output_max,
+        g.tool_pause_min_s, g.tool_pause_max_s, g.subagent_probability, g.subagents_min,
+        g.subagents_max, g.max_context, weights);
+  }
+  if (w.kind == WorkloadKind::trace) {
+    std::set<std::string> sessions;
+    for (const auto& q : *w.trace.requests)
+      if (!q.session_id.empty()) sessions.insert(q.session_id);
+    return fmt::format(
+        "{}: replay of {} ({} requests, {} sessions, {}-token blocks, time x{:g}, {} warm-up), "
+        "weights {}",
+        w.id, w.trace.file, w.trace.requests->size(), sessions.size(), w.trace.block_tokens,
+        w.trace.time_scale, w.trace.warmup_requests, weights);
+  }
+  std::vector<std::string> rates;
+  for (double r : x.rates) rates.push_back(fmt::format("{:g}", r));
+  const std::string arrivals =
+      w.kind == WorkloadKind::poisson
+          ? fmt::format("open loop, Poisson at {} req/s, {} requests ({} warm-up)", join(rates),
+                        x.requests, x.warmup_requests)
+          : std::string("InferenceX closed loop");
+  const std::string mtp =
+      x.mtp ? (x.mtp_acceptance ? fmt::format("on (acceptance {:g})", *x.mtp_acceptance)
+                                : std::string("on (the system's acceptance)"))
+            : std::string("off");
+  return fmt::format("{}: {}, ISL {} / OSL {} drawn from [{:g} L, L], MTP {}, weights {}", w.id,
+                     arrivals, x.isl, x.osl, x.range_ratio, mtp, weights);
+}
+
+std::string plural(std::size_t n, const std::string& one, const std::string& many = "") {
+  return std::to_string(n) + " " + (n == 1 ? one : (many.empty() ? one + "s" : many));
+}
+
+template <class T>
+std::string join_all(const std::vector<T>& v) {
+  return fmt::format("{}", fmt::join(v, ", "));
+}
+
+std::string routing(RouterPolicy p) {
+  switch (p) {
+    case RouterPolicy::round_robin:
+      return "round robin";
+    case RouterPolicy::session_affinity:
+      return "by session (sticky), else to the least outstanding";
+    case RouterPolicy::prefix_aware:
+      return "to the longest cached prefix, else to the least outstanding";
+    default:
+      return "to the least outstanding";
+  }
+}
+
+const char* kind_name(WorkloadKind k) {
+  return k == WorkloadKind::poisson   ? "poisson"
+         : k == WorkloadKind::trace   ? "trace"
+         : k == WorkloadKind::agentic ? "agentic"
+                                      : "inferencex";
+}
+
+template <class T>
+Json optional_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+}  // namespace
+
+Json to_json(const ScenarioCheck& c) {
+  if (!c.valid())
+    return {{"file", c.file}, {"valid", false}, {"errors", diagnostics_json(c.errors)}};
+  const Scenario& sc = *c.scenario;
+  Json layouts = Json::array();
+  for (const auto& l : sc.layouts.named)
+    layouts.push_back({{"name", l.name},
+                       {"tp", l.tp},
+                       {"ep", l.ep},
+                       {"pp", l.pp},
+                       {"dp_attention", l.dp_attention}});
+  Json wl = Json::array();
+  for (const auto& w : sc.workloads) {
+    const auto& x = w.inferencex;
+    wl.push_back({{"id", w.id},
+                  {"kind", kind_name(w.kind)},
+                  {"trace_file", w.trace.file},
+                  {"rates_req_s", x.rates},
+                  {"requests", x.requests},
+                  {"warmup_requests", x.warmup_requests},
+                  {"isl", x.isl},
+                  {"osl", x.osl},
+                  {"range_ratio", x.range_ratio},
+                  {"mtp", x.mtp},
+                  {"mtp_acceptance", optional_json(x.mtp_acceptance)},
+                  {"prompts_per_client", x.prompts_per_client},
+                  {"warmup_per_client", x.warmup_per_client},
+                  {"precision", optional_json(x.precision)}});
+  }
+  Json assumed = Json::array();
+  for (const auto& a : c.assumptions) assumed.push_back(db::assumption_json(a));
+  const auto& f = sc.facility;
+  Json j{{"file", c.file},
+         {"valid", true},
+         {"name", sc.name},
+         {"description", sc.description},
+         {"seed", sc.seed},
+         {"systems", sc.systems},
+         {"models", sc.models},
+         {"workloads", wl},
+         {"layouts", {{"replica_xpus", sc.layouts.replica_xpus}, {"named", layouts}}},
+         {"concurrency", sc.concurrency},
+         {"replicas", sc.replicas},
+         {"router", router_name(sc.router)},
+         {"facility",
+          {{"pue", f.pue},
+           {"electricity_usd_per_kwh", f.electricity_price.value() * kJoulesPerKwh},
+           {"power_budget_w", f.power_budget ? Json(f.power_budget->value()) : Json(nullptr)}}},
+         {"output",
+          {{"db", optional_json(sc.output.db)},
+           {"json", optional_json(sc.output.json)},
+           {"plots", optional_json(sc.output.plots)}}},
+         {"points_per_layout", c.points},
+         {"assumptions", assumed}};
+  if (c.sweep_problem) j["sweep_problem"] = *c.sweep_problem;
+  return j;
+}
+
+ScenarioCheck check_scenario(const Catalog& cat, const std::string& path) {
+  ScenarioCheck c;
+  c.file = path;
+  auto sc = load_scenario_file(path, cat);
+  if (!sc) {
+    c.errors = sc.error();
+    return c;
+  }
+  for (const auto& w : sc->workloads)
+    c.loads += w.kind == WorkloadKind::poisson ? w.inferencex.rates.size()
+               : w.kind == WorkloadKind::trace ? 1
+                                               : sc->concurrency.size();
+  c.points = sc->systems.size() * sc->models.size() * c.loads;
+  // The points racktwin run would simulate, for the assumptions its stored run records.
+  sim::SweepOptions so;
+  so.seed = sc->seed;
+  if (auto points = sim::build_sweep(cat, *sc, so))
+    c.assumptions = db::assumptions_of(cat, *points);
+  else
+    c.sweep_problem = points.error();
+
+  auto add = [&](std::string label, std::string text) {
+    c.summary.push_back({std::move(label), std::move(text)});
+  };
+  add("seed", std::to_string(sc->seed));
+  add("systems", join_all(sc->systems));
+  add("models", join_all(sc->models));
+  for (std::size_t i = 0; i < sc->workloads.size(); ++i)
+    add(i == 0 ? "workloads" : "", describe(sc->workloads[i]));
+  const LayoutSelection& ls = sc->layouts;
+  if (ls.all_valid())
+    add("layouts",
+        "every valid layout (no pipeline) of one compute tray and of 8 XPUs, per system and model");
+  else if (!ls.replica_xpus.empty())
+    add("layouts", "every valid layout of replicas of " + join_all(ls.replica_xpus) + " XPUs");
+  for (const auto& l : ls.named)
+    add("layout", fmt::format("{} (tp {}, ep {}, pp {}{}; {} XPUs)", l.name, l.tp, l.ep, l.pp,
+                              l.dp_attention ? ", DP attention" : "", l.xpus()));
+  if (!sc->concurrency.empty())
+    add("concurrency",
+        join_all(sc->concurrency) + " (" + plural(sc->concurrency.size(), "point") + ")");
+  add("replicas", fmt::format("{} per point, routed {}", sc->replicas, routing(sc->router)));
+  const FacilitySpec& f = sc->facility;
+  add("facility",
+      fmt::format("PUE {:g}{}, electricity {}{}{}", f.pue, f.pue_given ? "" : " (default)",
+                  format(f.electricity_price), f.price_given ? "" : " (default)",
+                  f.power_budget ? ", IT power budget " + format(*f.power_budget) : ""));
+  if (sc->output.db) add("database", *sc->output.db);
+  if (sc->output.json) add("json", *sc->output.json);
+  if (sc->output.plots) add("plots", *sc->output.plots);
+  add("sweep",
+      fmt::format("{} x {} x {} = {} per layout", plural(sc->systems.size(), "system"),
+                  plural(sc->models.size(), "model"),
+                  plural(c.loads, "load (concurrency or rate)", "loads (concurrencies and rates)"),
+                  plural(c.points, "point")));
+  if (c.sweep_problem) add("sweep", "cannot be built: " + *c.sweep_problem);
+  add("assumptions",
+      fmt::format("the selected systems, chips, models and efficiency priors rest on {} catalog "
+                  "assumptions, as a stored run records them ('--json' lists them with reasons)",
+                  c.assumptions.size()));
+  c.scenario = std::move(*sc);
+  return c;
+}
+
+}  // namespace racktwin::app

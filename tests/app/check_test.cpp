@@ -1,0 +1,96 @@
+#include "app/check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "db/provenance.hpp"
+#include "scenarios/scenario_loader.hpp"
+#include "sim/sweep.hpp"
+#include "test_support.hpp"
+
+namespace racktwin::app {
+namespace {
+
+using racktwin::test::shipped_catalog;
+
+std::string shipped(const std::string& rel) {
+  return std::string(RACKTWIN_SOURCE_DIR) + "/" + rel;
+}
+
+// What `racktwin run` stores: db::assumptions_of over the points of sim::build_sweep.
+std::vector<db::Assumption> stored_run_assumptions(const std::string& path) {
+  const Catalog& cat = shipped_catalog();
+  auto sc = load_scenario_file(path, cat);
+  EXPECT_TRUE(sc.has_value());
+  sim::SweepOptions so;
+  so.seed = sc->seed;
+  auto points = sim::build_sweep(cat, *sc, so);
+  EXPECT_TRUE(points.has_value());
+  return db::assumptions_of(cat, *points);
+}
+
+TEST(CheckScenario, InferenceX_ListsTheAssumptionsAStoredRunRecords) {
+  const std::string path = shipped("scenarios/inferencex-8k1k.yaml");
+  const ScenarioCheck c = check_scenario(shipped_catalog(), path);
+  ASSERT_TRUE(c.valid());
+  EXPECT_FALSE(c.sweep_problem);
+  EXPECT_EQ(c.assumptions, stored_run_assumptions(path));
+  // Every system, chip, model and efficiency prior of the scenario is covered, each entry once.
+  std::set<std::pair<std::string, std::string>> entries;
+  for (const auto& a : c.assumptions) entries.emplace(a.entry_kind, a.entry_id);
+  std::set<std::string> kinds;
+  for (const auto& [kind, id] : entries) kinds.insert(kind);
+  EXPECT_TRUE(kinds.contains("efficiency"));
+  EXPECT_TRUE(kinds.contains("chip"));
+  for (const auto& id : c.scenario->systems) {
+    const EfficiencyPrior* prior = shipped_catalog().efficiency_prior_for(id);
+    ASSERT_NE(prior, nullptr) << id;
+    int assumed = 0;
+    for (const auto& f : prior->fields) assumed += f.provenance.assumption ? 1 : 0;
+    if (assumed > 0) {
+      EXPECT_TRUE(entries.contains({"efficiency", prior->id})) << prior->id;
+    }
+  }
+  std::set<db::Assumption> unique(c.assumptions.begin(), c.assumptions.end());
+  EXPECT_EQ(unique.size(), c.assumptions.size());
+  const Json j = to_json(c);
+  EXPECT_EQ(j["assumptions"].size(), c.assumptions.size());
+  EXPECT_EQ(j["assumptions"][0]["entry_kind"], c.assumptions[0].entry_kind);
+}
+
+TEST(CheckScenario, Summary_CountsLoadsAndPointsAndNamesEveryWorkload) {
+  const ScenarioCheck c = check_scenario(shipped_catalog(), shipped("tests/sim/golden/small.yaml"));
+  ASSERT_TRUE(c.valid());
+  const Scenario& sc = *c.scenario;
+  EXPECT_EQ(c.points, sc.systems.size() * sc.models.size() * c.loads);
+  std::size_t workloads = 0;
+  bool in_workloads = false;
+  for (const auto& f : c.summary) {
+    if (f.label == "workloads")
+      in_workloads = true;
+    else if (!f.label.empty())
+      in_workloads = false;
+    workloads += in_workloads ? 1 : 0;
+  }
+  EXPECT_EQ(workloads, sc.workloads.size());
+  EXPECT_EQ(c.summary.front().label, "seed");
+  EXPECT_EQ(c.summary.back().label, "assumptions");
+  EXPECT_NE(c.summary.back().text.find(std::to_string(c.assumptions.size())), std::string::npos);
+  EXPECT_EQ(to_json(c)["points_per_layout"], c.points);
+}
+
+TEST(CheckScenario, BrokenFile_CarriesEveryErrorWithItsLine) {
+  const ScenarioCheck c =
+      check_scenario(shipped_catalog(), shipped("tests/scenarios/data/bad-unit.yaml"));
+  ASSERT_FALSE(c.valid());
+  EXPECT_FALSE(c.scenario);
+  EXPECT_TRUE(c.assumptions.empty());
+  EXPECT_EQ(c.errors.front().where.line, 8);
+  const Json j = to_json(c);
+  EXPECT_EQ(j["valid"], false);
+  EXPECT_EQ(j["errors"][0]["path"], "facility.power_budget");
+}
+
+}  // namespace
+}  // namespace racktwin::app
