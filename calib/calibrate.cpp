@@ -183,6 +183,503 @@ void choose_cut(const ReferencePoint& p, const PredictionPlan::Group& g,
   }
 }
 
+// The group of sweeps that predicts planned point `i` (a point that can be predicted).
+const PredictionPlan::Group& point_group(const PredictionPlan& plan, std::size_t i) {
+  return plan.groups[static_cast<std::size_t>(plan.group_of[i])];
+}
+
+// Every name in options.params must be an efficiency parameter with a rule.
+std::expected<void, std::string> check_params(const FitOptions& options) {
+  for (const auto& name : options.params)
+    if (rule_of(name) == nullptr)
+      return std::unexpected("unknown efficiency parameter '" + name + "'" +
+                             did_you_mean(name, perf::efficiency_parameter_names()));
+  return {};
+}
+
+// The points of the systems to fit, and the index of each in the input.
+struct Selection {
+  std::vector<ReferencePoint> points;
+  std::vector<std::size_t> input_index;
+};
+
+// The points of options.systems (every point when it is empty); each system asked for must have
+// one, and there must be at least one.
+std::expected<Selection, std::string> select_points(const std::vector<ReferencePoint>& all_points,
+                                                    const FitOptions& options) {
+  Selection sel;
+  for (std::size_t i = 0; i < all_points.size(); ++i) {
+    const auto& p = all_points[i];
+    if (!options.systems.empty() && std::find(options.systems.begin(), options.systems.end(),
+                                              p.system) == options.systems.end())
+      continue;
+    sel.points.push_back(p);
+    sel.input_index.push_back(i);
+  }
+  for (const auto& s : options.systems)
+    if (std::none_of(sel.points.begin(), sel.points.end(),
+                     [&](const ReferencePoint& p) { return p.system == s; }))
+      return std::unexpected("system '" + s + "' has no point in the file");
+  if (sel.points.empty()) return std::unexpected(std::string("no point to fit"));
+  return sel;
+}
+
+// A system's fit at its catalog prior: the parameters `params` in x, each prior value clamped into
+// its bounds, and the bounds in x.
+std::expected<State, std::string> initial_state(const Catalog& cat, const std::string& id,
+                                                const std::vector<std::string>& params) {
+  State s;
+  s.id = id;
+  const EfficiencyPrior* prior = cat.efficiency_prior_for(s.id);
+  if (prior == nullptr)
+    return std::unexpected("no efficiency prior for " + s.id +
+                           " and no 'default' prior in the catalog");
+  s.prior_id = prior->id;
+  s.prior = prior->values;
+  for (const auto& name : params) {
+    const ParamRule* r = rule_of(name);
+    s.rules.push_back(r);
+    const double theta = std::clamp(*perf::efficiency_parameter(s.prior, name), r->lo, r->hi);
+    s.x0.push_back(to_x(*r, theta));
+    s.lo.push_back(to_x(*r, r->lo));
+    s.hi.push_back(to_x(*r, r->hi));
+  }
+  s.x = s.x0;
+  return s;
+}
+
+// The systems being fitted, in the order they first appear in the points, and where each is.
+struct Systems {
+  std::vector<State> states;
+  std::map<std::string, std::size_t> index;  // system id -> its state
+};
+
+std::expected<Systems, std::string> make_systems(const Catalog& cat,
+                                                 const std::vector<ReferencePoint>& points,
+                                                 const std::vector<std::string>& params) {
+  Systems sys;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    auto [it, inserted] = sys.index.emplace(points[i].system, sys.states.size());
+    if (inserted) {
+      auto s = initial_state(cat, points[i].system, params);
+      if (!s) return std::unexpected(s.error());
+      sys.states.push_back(std::move(*s));
+    }
+    sys.states[it->second].points.push_back(i);
+  }
+  return sys;
+}
+
+// The sweeps that predict every point, each system at its prior; fails when a point cannot be
+// predicted.
+std::expected<PredictionPlan, std::string> plan_sweeps(const Catalog& cat,
+                                                       const std::vector<ReferencePoint>& points,
+                                                       const Systems& sys,
+                                                       const PredictOptions& predict) {
+  PredictOptions po = predict;
+  po.efficiency = [&](const System& system) -> std::optional<perf::Efficiency> {
+    auto it = sys.index.find(system.id);
+    if (it == sys.index.end()) return std::nullopt;
+    return sys.states[it->second].prior;
+  };
+  PredictionPlan plan = plan_predictions(cat, points, po);
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (plan.group_of[i] < 0)
+      return std::unexpected("point '" + points[i].id + "' cannot be predicted: " + plan.errors[i]);
+  return plan;
+}
+
+// The damped Gauss-Newton step from s.x on the current Jacobian: solves
+// (J'J + lambda diag(J'J)) d = -J'f, caps each component of d at 1 in x and keeps the candidate
+// within the bounds.
+std::vector<double> lm_candidate(const State& s) {
+  const std::size_t n = s.x.size();
+  std::vector<std::vector<double>> a(n, std::vector<double>(n, 0.0));
+  std::vector<double> b(n, 0.0);
+  for (std::size_t r = 0; r < s.f.size(); ++r)
+    for (std::size_t i = 0; i < n; ++i) {
+      b[i] -= s.J[r][i] * s.f[r];
+      for (std::size_t j = 0; j < n; ++j) a[i][j] += s.J[r][i] * s.J[r][j];
+    }
+  for (std::size_t i = 0; i < n; ++i) a[i][i] += s.lambda * a[i][i] + 1e-9;
+  const auto d = solve(a, b);
+  std::vector<double> xc = s.x;
+  for (std::size_t i = 0; i < n; ++i)
+    xc[i] = std::clamp(s.x[i] + std::clamp(d[i], -1.0, 1.0), s.lo[i], s.hi[i]);
+  return xc;
+}
+
+// The largest change of one parameter from `from` to `to`, in x.
+double largest_move(const std::vector<double>& from, const std::vector<double>& to) {
+  double moved = 0;
+  for (std::size_t i = 0; i < from.size(); ++i) moved = std::max(moved, std::fabs(to[i] - from[i]));
+  return moved;
+}
+
+// Broyden: J += (df - J dx) dx' / (dx' dx) on the point rows, for the step from s.x to x whose
+// residuals are fc; the prior rows are exact.
+void broyden_update(State& s, const std::vector<double>& x, const std::vector<double>& fc) {
+  std::vector<double> dx(s.x.size());
+  double dx2 = 0;
+  for (std::size_t k = 0; k < dx.size(); ++k) {
+    dx[k] = x[k] - s.x[k];
+    dx2 += dx[k] * dx[k];
+  }
+  const std::size_t rows = s.points.size();
+  for (std::size_t row = 0; row < rows && dx2 > 0; ++row) {
+    double jdx = 0;
+    for (std::size_t k = 0; k < dx.size(); ++k) jdx += s.J[row][k] * dx[k];
+    const double u = (fc[row] - s.f[row] - jdx) / dx2;
+    for (std::size_t k = 0; k < dx.size(); ++k) s.J[row][k] += u * dx[k];
+  }
+}
+
+// Moves to the step x (residuals fc) when it lowers the objective and relaxes the damping, else
+// stays and damps harder; decides whether the system is done or needs a finite-difference
+// Jacobian next.
+void accept_or_reject(State& s, const std::vector<double>& x, const std::vector<double>& fc) {
+  const double c = cost_of(fc);
+  if (c < s.cost) {
+    const double gain = s.cost - c;
+    s.x = x;
+    s.f = fc;
+    s.cost = c;
+    s.lambda = std::max(1e-4, s.lambda * 0.3);
+    s.since_fd += 1;
+    s.rejects = 0;
+    if (gain < 1e-3 * std::max(1.0, c)) {
+      if (s.since_fd <= 1)
+        s.done = true;  // one step past an exact Jacobian gained nothing
+      else
+        s.refresh = true;
+    }
+  } else {
+    s.lambda *= 4;
+    s.rejects += 1;
+    if (s.rejects >= 2 && s.since_fd > 0) s.refresh = true;
+    if (s.lambda > 1e4) s.done = true;
+  }
+}
+
+// The fit of every system at once: each evaluation simulates the candidates of every system that
+// is still moving as one batch, through options.simulate.
+class Fitter {
+ public:
+  Fitter(const PredictionPlan& plan, const std::vector<ReferencePoint>& points,
+         const FitOptions& options, Systems& systems)
+      : plan_(plan), points_(points), options_(options), systems_(systems) {}
+
+  // Rounds of choosing the cut and fitting on it, until the full sweeps at the fitted parameters
+  // agree with the cut or options.rounds have run; returns those full sweeps.
+  std::expected<std::vector<sim::PointResult>, std::string> run();
+  int simulated_points() const { return simulated_points_; }  // over the whole fit
+
+ private:
+  // A parameter set x of one system to simulate on the system's cut.
+  struct Candidate {
+    std::size_t state;
+    std::vector<double> x;
+  };
+  // What one system asks of an optimiser step, at candidates[first...].
+  struct Request {
+    std::size_t state, first;
+    std::vector<double> x;      // candidate (a step)
+    std::vector<double> steps;  // non-empty: a finite-difference refresh at the current x
+  };
+
+  void say(const std::string& line) const {
+    if (options_.progress) options_.progress(line);
+  }
+  std::vector<double> residuals(const State& s, const std::vector<double>& x,
+                                const std::vector<sim::PointResult>& results) const;
+  std::expected<std::vector<std::vector<double>>, std::string> evaluate(
+      const std::vector<Candidate>& cands);
+  std::vector<double> add_fd(std::size_t si, const std::vector<double>& x,
+                             std::vector<Candidate>& cands) const;
+  void take_fd(State& s, const std::vector<std::vector<double>>& f, std::size_t first,
+               const std::vector<double>& steps) const;
+  std::expected<std::vector<sim::PointResult>, std::string> full_sweeps(const std::string& why);
+  void choose_cuts(const std::vector<sim::PointResult>& results);
+  std::expected<void, std::string> start_round(int round);
+  std::expected<bool, std::string> step(int round, int it);
+  void propose(std::size_t si, std::vector<Request>& reqs, std::vector<Candidate>& cands);
+  void apply(const Request& r, const std::vector<std::vector<double>>& f);
+  bool agrees(const std::vector<sim::PointResult>& results) const;
+
+  const PredictionPlan& plan_;
+  const std::vector<ReferencePoint>& points_;
+  const FitOptions& options_;
+  Systems& systems_;
+  int simulated_points_ = 0;
+};
+
+std::expected<std::vector<sim::PointResult>, std::string> Fitter::run() {
+  auto results = full_sweeps("at the priors");
+  if (!results) return results;
+  for (int round = 0;; ++round) {
+    choose_cuts(*results);
+    if (auto first = start_round(round); !first) return std::unexpected(first.error());
+    for (int it = 0; it < options_.max_iterations; ++it) {
+      auto stepped = step(round, it);
+      if (!stepped) return std::unexpected(stepped.error());
+      if (!*stepped) break;
+    }
+    // The full sweeps at the fitted parameters: the final predictions, or, where a system's
+    // objective over them is clearly above its objective over the cut (a layout or load outside
+    // the cut now decides a point), the next round's cut.
+    results = full_sweeps("at the fitted parameters");
+    if (!results) return results;
+    if (agrees(*results) || round + 1 >= options_.rounds) break;
+  }
+  return results;
+}
+
+// Residuals of one system at x, from the results of its cut: its points, then its priors.
+std::vector<double> Fitter::residuals(const State& s, const std::vector<double>& x,
+                                      const std::vector<sim::PointResult>& results) const {
+  const SweepTables tables(results);
+  std::vector<double> f;
+  for (std::size_t i : s.points) {
+    auto v = metric_value(points_[i], point_group(plan_, i).workload_id, tables);
+    // A point the candidate cannot predict (a curve that no longer reaches `at`) weighs as a
+    // factor-of-four miss.
+    const double r = v && *v > 0 ? std::log(*v / points_[i].value) : std::log(4.0);
+    f.push_back(r / options_.data_sigma);
+  }
+  for (std::size_t k = 0; k < x.size(); ++k) f.push_back((x[k] - s.x0[k]) / s.rules[k]->sigma);
+  return f;
+}
+
+// Simulates each (system, x) candidate on the system's cut, in one batch, and returns the
+// residuals of each.
+std::expected<std::vector<std::vector<double>>, std::string> Fitter::evaluate(
+    const std::vector<Candidate>& cands) {
+  std::vector<sim::PointSpec> batch;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  for (const auto& c : cands) {
+    const State& s = systems_.states[c.state];
+    const perf::Efficiency e = efficiency_at(s, c.x);
+    const std::size_t begin = batch.size();
+    for (std::size_t i : s.cut) {
+      batch.push_back(plan_.specs[i]);
+      batch.back().efficiency = e;
+    }
+    ranges.emplace_back(begin, batch.size());
+  }
+  auto results = options_.simulate(batch);
+  if (!results) return std::unexpected(results.error());
+  simulated_points_ += static_cast<int>(batch.size());
+  std::vector<std::vector<double>> out;
+  for (std::size_t k = 0; k < cands.size(); ++k) {
+    const std::vector<sim::PointResult> part(
+        results->begin() + static_cast<std::ptrdiff_t>(ranges[k].first),
+        results->begin() + static_cast<std::ptrdiff_t>(ranges[k].second));
+    out.push_back(residuals(systems_.states[cands[k].state], cands[k].x, part));
+  }
+  return out;
+}
+
+// Finite differences: the candidates x and x plus a step along every parameter (minus at the
+// upper bound), appended to `cands`; the steps are returned.
+std::vector<double> Fitter::add_fd(std::size_t si, const std::vector<double>& x,
+                                   std::vector<Candidate>& cands) const {
+  const State& s = systems_.states[si];
+  std::vector<double> steps;
+  cands.push_back({si, x});
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    std::vector<double> xp = x;
+    const double h = xp[k] + options_.step <= s.hi[k] ? options_.step : -options_.step;
+    xp[k] += h;
+    cands.push_back({si, xp});
+    steps.push_back(h);
+  }
+  return steps;
+}
+
+// Residuals and Jacobian from the evaluations of add_fd's candidates starting at `first`.
+void Fitter::take_fd(State& s, const std::vector<std::vector<double>>& f, std::size_t first,
+                     const std::vector<double>& steps) const {
+  s.f = f[first];
+  s.J.assign(s.f.size(), std::vector<double>(steps.size(), 0.0));
+  for (std::size_t k = 0; k < steps.size(); ++k)
+    for (std::size_t r = 0; r < s.f.size(); ++r)
+      s.J[r][k] = (f[first + 1 + k][r] - s.f[r]) / steps[k];
+  s.cost = cost_of(s.f);
+  s.refresh = false;
+  s.since_fd = 0;
+  s.rejects = 0;
+}
+
+// The full sweeps of every system at its current parameters.
+std::expected<std::vector<sim::PointResult>, std::string> Fitter::full_sweeps(
+    const std::string& why) {
+  std::vector<sim::PointSpec> full = plan_.specs;
+  for (auto& spec : full) {
+    const State& s = systems_.states[systems_.index.at(spec.system->id)];
+    spec.efficiency = efficiency_at(s, s.x);
+  }
+  say("simulating the full sweeps " + why + " (" + std::to_string(full.size()) + " points)");
+  simulated_points_ += static_cast<int>(full.size());
+  return options_.simulate(full);
+}
+
+// The full sweeps at the current parameters choose each system's cut; the optimiser restarts.
+void Fitter::choose_cuts(const std::vector<sim::PointResult>& results) {
+  for (auto& s : systems_.states) {
+    std::set<std::size_t> cut;
+    for (std::size_t i : s.points)
+      choose_cut(points_[i], point_group(plan_, i), results, options_.layouts_per_point, cut);
+    s.cut.assign(cut.begin(), cut.end());
+    say("  " + s.id + ": " + std::to_string(s.cut.size()) + " sweep points decide its " +
+        std::to_string(s.points.size()) + " points");
+    s.done = false;
+    s.lambda = 1e-2;
+  }
+}
+
+// The residuals and finite-difference Jacobian of every system on its new cut, in one batch.
+std::expected<void, std::string> Fitter::start_round(int round) {
+  auto& states = systems_.states;
+  std::vector<Candidate> cands;
+  std::vector<std::vector<double>> steps;
+  for (std::size_t si = 0; si < states.size(); ++si)
+    steps.push_back(add_fd(si, states[si].x, cands));
+  auto first = evaluate(cands);
+  if (!first) return std::unexpected(first.error());
+  for (std::size_t si = 0, at = 0; si < states.size(); ++si) {
+    take_fd(states[si], *first, at, steps[si]);
+    at += 1 + steps[si].size();
+    // The objective at the prior, on the cut chosen at the prior.
+    if (round == 0) states[si].cost_prior = states[si].cost;
+  }
+  return {};
+}
+
+// One Levenberg-Marquardt step of every system not done, evaluated as one batch; false when no
+// system asks for anything. The Jacobian is carried by Broyden updates between finite-difference
+// refreshes, so a step costs one evaluation per system.
+std::expected<bool, std::string> Fitter::step(int round, int it) {
+  std::vector<Request> reqs;
+  std::vector<Candidate> cands;
+  for (std::size_t si = 0; si < systems_.states.size(); ++si) propose(si, reqs, cands);
+  if (reqs.empty()) return false;
+  say("round " + std::to_string(round + 1) + ", step " + std::to_string(it + 1) + ": " +
+      std::to_string(reqs.size()) + " systems, " + std::to_string(cands.size()) +
+      " parameter sets");
+  auto f = evaluate(cands);
+  if (!f) return std::unexpected(f.error());
+  for (const auto& r : reqs) apply(r, *f);
+  return true;
+}
+
+// What system `si` asks of a step: a candidate step, or a finite-difference refresh at its
+// current x; nothing once it is done (which a converged step on an exact Jacobian makes it).
+void Fitter::propose(std::size_t si, std::vector<Request>& reqs, std::vector<Candidate>& cands) {
+  State& s = systems_.states[si];
+  if (s.done) return;
+  if (!s.refresh) {
+    std::vector<double> xc = lm_candidate(s);
+    if (largest_move(s.x, xc) >= 1e-3) {
+      reqs.push_back({si, cands.size(), xc, {}});
+      cands.push_back({si, xc});
+      return;
+    }
+    if (s.since_fd == 0) {  // converged on an exact Jacobian
+      s.done = true;
+      return;
+    }
+    s.refresh = true;  // converged on an updated one: check with an exact one
+  }
+  Request r{si, cands.size(), s.x, {}};
+  r.steps = add_fd(si, s.x, cands);
+  reqs.push_back(std::move(r));
+}
+
+// Takes the evaluations `f` of one request: a fresh Jacobian, or a step accepted or rejected.
+void Fitter::apply(const Request& r, const std::vector<std::vector<double>>& f) {
+  State& s = systems_.states[r.state];
+  s.iterations += 1;
+  if (!r.steps.empty()) {
+    take_fd(s, f, r.first, r.steps);
+    return;
+  }
+  const auto& fc = f[r.first];
+  broyden_update(s, r.x, fc);
+  accept_or_reject(s, r.x, fc);
+}
+
+// Whether every system's objective over the full sweeps is close to its objective over the cut;
+// each system that disagrees is reported.
+bool Fitter::agrees(const std::vector<sim::PointResult>& results) const {
+  bool agree = true;
+  for (const auto& s : systems_.states) {
+    const double full = cost_of(residuals(s, s.x, results));
+    if (full > 1.05 * s.cost + 0.5) {
+      agree = false;
+      say("  " + s.id + ": the full sweeps disagree with the cut (objective " +
+          std::to_string(full) + " against " + std::to_string(s.cost) + ")");
+    }
+  }
+  return agree;
+}
+
+// Every input point predicted over the full sweeps `results`; points of systems not fitted have
+// no prediction and the error "not fitted".
+std::vector<Prediction> final_predictions(const std::vector<ReferencePoint>& all_points,
+                                          const Selection& sel, const PredictionPlan& plan,
+                                          const std::vector<sim::PointResult>& results) {
+  const SweepTables tables(results);
+  std::vector<Prediction> out(all_points.size());
+  for (std::size_t i = 0; i < all_points.size(); ++i) {
+    out[i].point = &all_points[i];
+    out[i].error = "not fitted";
+  }
+  for (std::size_t j = 0; j < sel.points.size(); ++j) {
+    Prediction& p = out[sel.input_index[j]];
+    auto v = metric_value(sel.points[j], point_group(plan, j).workload_id, tables);
+    if (v) {
+      p.predicted = *v;
+      p.error.clear();
+      p.error_pct = 100.0 * (*v - sel.points[j].value) / sel.points[j].value;
+    } else {
+      p.error = v.error();
+    }
+  }
+  return out;
+}
+
+// Pinned: within 1% of a bound, with the objective still falling beyond it by more than 0.05 per
+// unit of x (a parameter resting at a bound the points are all but indifferent to, such as a zero
+// request_latency on a throughput-only system, is not pinned).
+bool pinned(const State& s, std::size_t k) {
+  const ParamRule& r = *s.rules[k];
+  const double theta = to_theta(r, s.x[k]);
+  double slope = 0;  // d objective / d x_k
+  for (std::size_t row = 0; row < s.f.size() && row < s.J.size(); ++row)
+    slope += 2 * s.f[row] * s.J[row][k];
+  const bool low = theta <= r.lo + 0.01 * std::max(r.lo, 1e-12) && slope > 0.05;
+  const bool high = theta >= r.hi * 0.99 && slope < -0.05;
+  return low || high;
+}
+
+// One system's fit as reported; its points are indices into the input.
+SystemFit system_fit(const State& s, const std::vector<std::size_t>& input_index) {
+  SystemFit fit;
+  fit.system = s.id;
+  fit.prior_id = s.prior_id;
+  fit.prior = s.prior;
+  fit.fitted = efficiency_at(s, s.x);
+  for (std::size_t k = 0; k < s.rules.size(); ++k) {
+    fit.params.push_back(s.rules[k]->name);
+    if (pinned(s, k)) fit.pinned.push_back(s.rules[k]->name);
+  }
+  for (std::size_t i : s.points) fit.points.push_back(input_index[i]);
+  fit.cost_prior = s.cost_prior;
+  fit.cost_fitted = s.cost;
+  fit.iterations = s.iterations;
+  return fit;
+}
+
 }  // namespace
 
 perf::Efficiency pool_family(const perf::Efficiency& prior, const std::vector<SystemFit>& members) {
@@ -203,349 +700,22 @@ perf::Efficiency pool_family(const perf::Efficiency& prior, const std::vector<Sy
 std::expected<FitReport, std::string> calibrate(const Catalog& cat,
                                                 const std::vector<ReferencePoint>& all_points,
                                                 const FitOptions& options) {
-  for (const auto& name : options.params)
-    if (rule_of(name) == nullptr)
-      return std::unexpected("unknown efficiency parameter '" + name + "'" +
-                             did_you_mean(name, perf::efficiency_parameter_names()));
-  // The points of the systems to fit.
-  std::vector<ReferencePoint> points;
-  std::vector<std::size_t> input_index;
-  for (std::size_t i = 0; i < all_points.size(); ++i) {
-    const auto& p = all_points[i];
-    if (!options.systems.empty() && std::find(options.systems.begin(), options.systems.end(),
-                                              p.system) == options.systems.end())
-      continue;
-    points.push_back(p);
-    input_index.push_back(i);
-  }
-  for (const auto& s : options.systems)
-    if (std::none_of(points.begin(), points.end(),
-                     [&](const ReferencePoint& p) { return p.system == s; }))
-      return std::unexpected("system '" + s + "' has no point in the file");
-  if (points.empty()) return std::unexpected(std::string("no point to fit"));
-
-  // Systems, in the order they first appear.
-  std::vector<State> states;
-  std::map<std::string, std::size_t> state_of;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    auto [it, inserted] = state_of.emplace(points[i].system, states.size());
-    if (inserted) {
-      State s;
-      s.id = points[i].system;
-      const EfficiencyPrior* prior = cat.efficiency_prior_for(s.id);
-      if (prior == nullptr)
-        return std::unexpected("no efficiency prior for " + s.id +
-                               " and no 'default' prior in the catalog");
-      s.prior_id = prior->id;
-      s.prior = prior->values;
-      for (const auto& name : options.params) {
-        const ParamRule* r = rule_of(name);
-        s.rules.push_back(r);
-        const double theta = std::clamp(*perf::efficiency_parameter(s.prior, name), r->lo, r->hi);
-        s.x0.push_back(to_x(*r, theta));
-        s.lo.push_back(to_x(*r, r->lo));
-        s.hi.push_back(to_x(*r, r->hi));
-      }
-      s.x = s.x0;
-      states.push_back(std::move(s));
-    }
-    states[it->second].points.push_back(i);
-  }
-
-  PredictOptions po = options.predict;
-  po.efficiency = [&](const System& sys) -> std::optional<perf::Efficiency> {
-    auto it = state_of.find(sys.id);
-    if (it == state_of.end()) return std::nullopt;
-    return states[it->second].prior;
-  };
-  const PredictionPlan plan = plan_predictions(cat, points, po);
-  for (std::size_t i = 0; i < points.size(); ++i)
-    if (plan.group_of[i] < 0)
-      return std::unexpected("point '" + points[i].id + "' cannot be predicted: " + plan.errors[i]);
-
-  FitReport report;
-  auto say = [&](const std::string& line) {
-    if (options.progress) options.progress(line);
-  };
-
-  // Residuals of one system at x, from the results of its cut.
-  auto residuals = [&](const State& s, const std::vector<double>& x,
-                       const std::vector<sim::PointResult>& results) {
-    const SweepTables tables(results);
-    std::vector<double> f;
-    for (std::size_t i : s.points) {
-      const auto& g = plan.groups[static_cast<std::size_t>(plan.group_of[i])];
-      auto v = metric_value(points[i], g.workload_id, tables);
-      // A point the candidate cannot predict (a curve that no longer reaches `at`) weighs as a
-      // factor-of-four miss.
-      const double r = v && *v > 0 ? std::log(*v / points[i].value) : std::log(4.0);
-      f.push_back(r / options.data_sigma);
-    }
-    for (std::size_t k = 0; k < x.size(); ++k) f.push_back((x[k] - s.x0[k]) / s.rules[k]->sigma);
-    return f;
-  };
-
-  // Simulates each (system, x) candidate on the system's cut, in one batch, and returns the
-  // residuals of each.
-  struct Candidate {
-    std::size_t state;
-    std::vector<double> x;
-  };
-  auto evaluate = [&](const std::vector<Candidate>& cands)
-      -> std::expected<std::vector<std::vector<double>>, std::string> {
-    std::vector<sim::PointSpec> batch;
-    std::vector<std::pair<std::size_t, std::size_t>> ranges;
-    for (const auto& c : cands) {
-      const State& s = states[c.state];
-      const perf::Efficiency e = efficiency_at(s, c.x);
-      const std::size_t begin = batch.size();
-      for (std::size_t i : s.cut) {
-        batch.push_back(plan.specs[i]);
-        batch.back().efficiency = e;
-      }
-      ranges.emplace_back(begin, batch.size());
-    }
-    auto results = options.simulate(batch);
-    if (!results) return std::unexpected(results.error());
-    report.simulated_points += static_cast<int>(batch.size());
-    std::vector<std::vector<double>> out;
-    for (std::size_t k = 0; k < cands.size(); ++k) {
-      const std::vector<sim::PointResult> part(
-          results->begin() + static_cast<std::ptrdiff_t>(ranges[k].first),
-          results->begin() + static_cast<std::ptrdiff_t>(ranges[k].second));
-      out.push_back(residuals(states[cands[k].state], cands[k].x, part));
-    }
-    return out;
-  };
-
-  // Finite differences: the candidates x and x plus a step along every parameter (minus at the
-  // upper bound), appended to `cands`; the steps are returned.
-  auto add_fd = [&](std::size_t si, const std::vector<double>& x, std::vector<Candidate>& cands) {
-    const State& s = states[si];
-    std::vector<double> steps;
-    cands.push_back({si, x});
-    for (std::size_t k = 0; k < x.size(); ++k) {
-      std::vector<double> xp = x;
-      const double h = xp[k] + options.step <= s.hi[k] ? options.step : -options.step;
-      xp[k] += h;
-      cands.push_back({si, xp});
-      steps.push_back(h);
-    }
-    return steps;
-  };
-  // Residuals and Jacobian from the evaluations of add_fd's candidates starting at `first`.
-  auto take_fd = [&](State& s, const std::vector<std::vector<double>>& f, std::size_t first,
-                     const std::vector<double>& steps) {
-    s.f = f[first];
-    s.J.assign(s.f.size(), std::vector<double>(steps.size(), 0.0));
-    for (std::size_t k = 0; k < steps.size(); ++k)
-      for (std::size_t r = 0; r < s.f.size(); ++r)
-        s.J[r][k] = (f[first + 1 + k][r] - s.f[r]) / steps[k];
-    s.cost = cost_of(s.f);
-    s.refresh = false;
-    s.since_fd = 0;
-    s.rejects = 0;
-  };
-
-  // The full sweeps of every system at its current parameters.
-  auto full_sweeps =
-      [&](const std::string& why) -> std::expected<std::vector<sim::PointResult>, std::string> {
-    std::vector<sim::PointSpec> full = plan.specs;
-    for (auto& spec : full) {
-      const State& s = states[state_of.at(spec.system->id)];
-      spec.efficiency = efficiency_at(s, s.x);
-    }
-    say("simulating the full sweeps " + why + " (" + std::to_string(full.size()) + " points)");
-    report.simulated_points += static_cast<int>(full.size());
-    return options.simulate(full);
-  };
+  if (auto checked = check_params(options); !checked) return std::unexpected(checked.error());
+  auto sel = select_points(all_points, options);
+  if (!sel) return std::unexpected(sel.error());
+  auto systems = make_systems(cat, sel->points, options.params);
+  if (!systems) return std::unexpected(systems.error());
+  const auto plan = plan_sweeps(cat, sel->points, *systems, options.predict);
+  if (!plan) return std::unexpected(plan.error());
   if (!options.simulate) return std::unexpected("calibrate needs a simulate function");
-  auto results = full_sweeps("at the priors");
-  if (!results) return std::unexpected(results.error());
-  for (int round = 0;; ++round) {
-    // The full sweeps at the current parameters choose the cut.
-    for (auto& s : states) {
-      std::set<std::size_t> cut;
-      for (std::size_t i : s.points)
-        choose_cut(points[i], plan.groups[static_cast<std::size_t>(plan.group_of[i])], *results,
-                   options.layouts_per_point, cut);
-      s.cut.assign(cut.begin(), cut.end());
-      say("  " + s.id + ": " + std::to_string(s.cut.size()) + " sweep points decide its " +
-          std::to_string(s.points.size()) + " points");
-      s.done = false;
-      s.lambda = 1e-2;
-    }
-    std::vector<Candidate> cands;
-    std::vector<std::vector<double>> steps;
-    for (std::size_t si = 0; si < states.size(); ++si)
-      steps.push_back(add_fd(si, states[si].x, cands));
-    auto first = evaluate(cands);
-    if (!first) return std::unexpected(first.error());
-    for (std::size_t si = 0, at = 0; si < states.size(); ++si) {
-      take_fd(states[si], *first, at, steps[si]);
-      at += 1 + steps[si].size();
-      // The objective at the prior, on the cut chosen at the prior.
-      if (round == 0) states[si].cost_prior = states[si].cost;
-    }
-    // Levenberg-Marquardt steps; the Jacobian is carried by Broyden updates between
-    // finite-difference refreshes, so a step costs one evaluation per system.
-    for (int it = 0; it < options.max_iterations; ++it) {
-      struct Request {
-        std::size_t state, first;
-        std::vector<double> x;      // candidate (a step)
-        std::vector<double> steps;  // non-empty: a finite-difference refresh at the current x
-      };
-      std::vector<Request> reqs;
-      cands.clear();
-      for (std::size_t si = 0; si < states.size(); ++si) {
-        State& s = states[si];
-        if (s.done) continue;
-        if (!s.refresh) {
-          const std::size_t n = s.x.size();
-          std::vector<std::vector<double>> a(n, std::vector<double>(n, 0.0));
-          std::vector<double> b(n, 0.0);
-          for (std::size_t r = 0; r < s.f.size(); ++r)
-            for (std::size_t i = 0; i < n; ++i) {
-              b[i] -= s.J[r][i] * s.f[r];
-              for (std::size_t j = 0; j < n; ++j) a[i][j] += s.J[r][i] * s.J[r][j];
-            }
-          for (std::size_t i = 0; i < n; ++i) a[i][i] += s.lambda * a[i][i] + 1e-9;
-          const auto d = solve(a, b);
-          std::vector<double> xc = s.x;
-          double moved = 0;
-          for (std::size_t i = 0; i < n; ++i) {
-            xc[i] = std::clamp(s.x[i] + std::clamp(d[i], -1.0, 1.0), s.lo[i], s.hi[i]);
-            moved = std::max(moved, std::fabs(xc[i] - s.x[i]));
-          }
-          if (moved >= 1e-3) {
-            reqs.push_back({si, cands.size(), xc, {}});
-            cands.push_back({si, xc});
-            continue;
-          }
-          if (s.since_fd == 0) {  // converged on an exact Jacobian
-            s.done = true;
-            continue;
-          }
-          s.refresh = true;  // converged on an updated one: check with an exact one
-        }
-        Request r{si, cands.size(), s.x, {}};
-        r.steps = add_fd(si, s.x, cands);
-        reqs.push_back(std::move(r));
-      }
-      if (reqs.empty()) break;
-      say("round " + std::to_string(round + 1) + ", step " + std::to_string(it + 1) + ": " +
-          std::to_string(reqs.size()) + " systems, " + std::to_string(cands.size()) +
-          " parameter sets");
-      auto f = evaluate(cands);
-      if (!f) return std::unexpected(f.error());
-      for (const auto& r : reqs) {
-        State& s = states[r.state];
-        s.iterations += 1;
-        if (!r.steps.empty()) {
-          take_fd(s, *f, r.first, r.steps);
-          continue;
-        }
-        const auto& fc = (*f)[r.first];
-        // Broyden: J += (df - J dx) dx' / (dx' dx) on the point rows; the prior rows are exact.
-        std::vector<double> dx(s.x.size());
-        double dx2 = 0;
-        for (std::size_t k = 0; k < dx.size(); ++k) {
-          dx[k] = r.x[k] - s.x[k];
-          dx2 += dx[k] * dx[k];
-        }
-        const std::size_t rows = s.points.size();
-        for (std::size_t row = 0; row < rows && dx2 > 0; ++row) {
-          double jdx = 0;
-          for (std::size_t k = 0; k < dx.size(); ++k) jdx += s.J[row][k] * dx[k];
-          const double u = (fc[row] - s.f[row] - jdx) / dx2;
-          for (std::size_t k = 0; k < dx.size(); ++k) s.J[row][k] += u * dx[k];
-        }
-        const double c = cost_of(fc);
-        if (c < s.cost) {
-          const double gain = s.cost - c;
-          s.x = r.x;
-          s.f = fc;
-          s.cost = c;
-          s.lambda = std::max(1e-4, s.lambda * 0.3);
-          s.since_fd += 1;
-          s.rejects = 0;
-          if (gain < 1e-3 * std::max(1.0, c)) {
-            if (s.since_fd <= 1)
-              s.done = true;  // one step past an exact Jacobian gained nothing
-            else
-              s.refresh = true;
-          }
-        } else {
-          s.lambda *= 4;
-          s.rejects += 1;
-          if (s.rejects >= 2 && s.since_fd > 0) s.refresh = true;
-          if (s.lambda > 1e4) s.done = true;
-        }
-      }
-    }
-    // The full sweeps at the fitted parameters: the final predictions, or, where a system's
-    // objective over them is clearly above its objective over the cut (a layout or load outside
-    // the cut now decides a point), the next round's cut.
-    results = full_sweeps("at the fitted parameters");
-    if (!results) return std::unexpected(results.error());
-    bool agree = true;
-    for (const auto& s : states) {
-      const double full = cost_of(residuals(s, s.x, *results));
-      if (full > 1.05 * s.cost + 0.5) {
-        agree = false;
-        say("  " + s.id + ": the full sweeps disagree with the cut (objective " +
-            std::to_string(full) + " against " + std::to_string(s.cost) + ")");
-      }
-    }
-    if (agree || round + 1 >= options.rounds) break;
-  }
-  {
-    const SweepTables tables(*results);
-    report.final.resize(all_points.size());
-    for (std::size_t i = 0; i < all_points.size(); ++i) {
-      report.final[i].point = &all_points[i];
-      report.final[i].error = "not fitted";
-    }
-    for (std::size_t j = 0; j < points.size(); ++j) {
-      Prediction& p = report.final[input_index[j]];
-      const auto& g = plan.groups[static_cast<std::size_t>(plan.group_of[j])];
-      auto v = metric_value(points[j], g.workload_id, tables);
-      if (v) {
-        p.predicted = *v;
-        p.error.clear();
-        p.error_pct = 100.0 * (*v - points[j].value) / points[j].value;
-      } else {
-        p.error = v.error();
-      }
-    }
-  }
 
-  for (const auto& s : states) {
-    SystemFit fit;
-    fit.system = s.id;
-    fit.prior_id = s.prior_id;
-    fit.prior = s.prior;
-    fit.fitted = efficiency_at(s, s.x);
-    for (std::size_t k = 0; k < s.rules.size(); ++k) {
-      const ParamRule& r = *s.rules[k];
-      fit.params.push_back(r.name);
-      // Pinned: within 1% of a bound, with the objective still falling beyond it by more than
-      // 0.05 per unit of x (a parameter resting at a bound the points are all but indifferent
-      // to, such as a zero request_latency on a throughput-only system, is not pinned).
-      const double theta = to_theta(r, s.x[k]);
-      double slope = 0;  // d objective / d x_k
-      for (std::size_t row = 0; row < s.f.size() && row < s.J.size(); ++row)
-        slope += 2 * s.f[row] * s.J[row][k];
-      const bool low = theta <= r.lo + 0.01 * std::max(r.lo, 1e-12) && slope > 0.05;
-      const bool high = theta >= r.hi * 0.99 && slope < -0.05;
-      if (low || high) fit.pinned.push_back(r.name);
-    }
-    for (std::size_t i : s.points) fit.points.push_back(input_index[i]);
-    fit.cost_prior = s.cost_prior;
-    fit.cost_fitted = s.cost;
-    fit.iterations = s.iterations;
-    report.systems.push_back(std::move(fit));
-  }
+  Fitter fitter(*plan, sel->points, options, *systems);
+  auto results = fitter.run();
+  if (!results) return std::unexpected(results.error());
+  FitReport report;
+  report.simulated_points = fitter.simulated_points();
+  report.final = final_predictions(all_points, *sel, *plan, *results);
+  for (const auto& s : systems->states) report.systems.push_back(system_fit(s, sel->input_index));
   return report;
 }
 

@@ -365,227 +365,268 @@ void Loader::read_chip(Context& ctx, const YAML::Node& n, const std::string& pat
   catalog.chips.emplace(c->id, std::move(c));
 }
 
-void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& path) {
-  MapReader m(ctx, n, path);
-  if (!m.ok()) return;
-  auto s = std::make_shared<System>();
-  std::vector<PendingRef> idle_checks;
-  bool ok = true;
-  auto need = [&ok](const auto& opt) {
-    if (!opt) ok = false;
-    return opt.has_value();
-  };
-  auto id = read_id(ctx, m);
-  need(id);
-  EntryFields fields(ctx, path, refs);
-  fields.read_default_source(m);
+// The sections of a system entry. Each reads its keys in the entry's order of reading (the field
+// records, and so `racktwin catalog show`, keep that order) and clears `ok` when a required value
+// is missing or invalid; an inconsistency that leaves every value readable is reported without
+// clearing it.
+
+// name, description, status and the chip, whose id is checked once every file is read.
+void read_system_heading(Context& ctx, MapReader& m, std::vector<PendingRef>& refs, System& s,
+                         bool& ok) {
   if (auto v = m.string("name", true))
-    s->name = *v;
+    s.name = *v;
   else
     ok = false;
-  if (auto v = m.string("description", false)) s->description = *v;
-  if (auto v = m.string("status", false)) s->status = *v;
+  if (auto v = m.string("description", false)) s.description = *v;
+  if (auto v = m.string("status", false)) s.status = *v;
   if (auto chip = m.string("chip", true)) {
-    s->chip_id = *chip;
+    s.chip_id = *chip;
     refs.push_back({ctx.location(m.get("chip")), m.child("chip"), "chip", *chip});
   } else {
     ok = false;
   }
+}
 
-  // Compute tray.
+// The compute tray (name, XPUs, CPUs) and the compute trays per rack.
+void read_compute_trays(Context& ctx, MapReader& m, EntryFields& fields, System& s, bool& ok) {
   if (m.has("compute_tray")) {
     MapReader t(ctx, m.get("compute_tray"), m.child("compute_tray"));
     if (auto v = t.string("name", true))
-      s->compute_tray.name = *v;
+      s.compute_tray.name = *v;
     else
       ok = false;
     if (auto v = fields.integer(t, "xpus", true, 1, 1024))
-      s->compute_tray.xpus = *v;
+      s.compute_tray.xpus = *v;
     else
       ok = false;
-    if (auto v = fields.integer(t, "cpus", false, 0, 64)) s->compute_tray.cpus = *v;
+    if (auto v = fields.integer(t, "cpus", false, 0, 64)) s.compute_tray.cpus = *v;
     t.finish();
   } else {
     m.missing("compute_tray", "a mapping with name and xpus");
     ok = false;
   }
   if (auto v = fields.integer(m, "compute_trays_per_rack", true, 1, 1024))
-    s->compute_trays_per_rack = *v;
+    s.compute_trays_per_rack = *v;
   else
     ok = false;
+}
 
-  // Switch trays (absent for a direct mesh or an on-board switch).
-  if (m.has("switch_trays")) {
-    MapReader t(ctx, m.get("switch_trays"), m.child("switch_trays"));
-    auto& sw = s->switches;
-    if (auto v = t.string("name", true))
-      sw.name = *v;
-    else
-      ok = false;
-    if (auto v = fields.integer(t, "per_rack", true, 0, 1024))
-      sw.per_rack = *v;
-    else
-      ok = false;
-    if (auto v = t.string("asic", false)) sw.asic = *v;
-    if (auto v = fields.integer(t, "asics_per_tray", false, 0, 64)) sw.asics_per_tray = *v;
-    if (auto v = fields.quantity<BytesPerSecond>(t, "asic_bandwidth", false))
-      sw.asic_bandwidth = *v;
-    if (auto v = fields.integer(t, "local_domain_trays", false, 0, 1024))
-      sw.local_domain_trays = *v;
-    if (auto v = fields.integer(t, "uplink_trays", false, 0, 1024)) sw.uplink_trays = *v;
-    if (t.ok() && sw.local_domain_trays + sw.uplink_trays > sw.per_rack)
-      ctx.error(t.node(), t.path(), "local_domain_trays + uplink_trays exceeds per_rack");
-    t.finish();
-  }
+// The scale-up switch trays; absent for a direct mesh or an on-board switch.
+void read_switch_trays(Context& ctx, MapReader& m, EntryFields& fields, SwitchTrays& sw, bool& ok) {
+  if (!m.has("switch_trays")) return;
+  MapReader t(ctx, m.get("switch_trays"), m.child("switch_trays"));
+  if (auto v = t.string("name", true))
+    sw.name = *v;
+  else
+    ok = false;
+  if (auto v = fields.integer(t, "per_rack", true, 0, 1024))
+    sw.per_rack = *v;
+  else
+    ok = false;
+  if (auto v = t.string("asic", false)) sw.asic = *v;
+  if (auto v = fields.integer(t, "asics_per_tray", false, 0, 64)) sw.asics_per_tray = *v;
+  if (auto v = fields.quantity<BytesPerSecond>(t, "asic_bandwidth", false)) sw.asic_bandwidth = *v;
+  if (auto v = fields.integer(t, "local_domain_trays", false, 0, 1024)) sw.local_domain_trays = *v;
+  if (auto v = fields.integer(t, "uplink_trays", false, 0, 1024)) sw.uplink_trays = *v;
+  if (t.ok() && sw.local_domain_trays + sw.uplink_trays > sw.per_rack)
+    ctx.error(t.node(), t.path(), "local_domain_trays + uplink_trays exceeds per_rack");
+  t.finish();
+}
 
-  // Host.
-  if (m.has("host")) {
-    MapReader h(ctx, m.get("host"), m.child("host"));
-    auto& host = s->host;
-    if (auto v = h.string("name", true))
-      host.name = *v;
-    else
-      ok = false;
-    if (auto v = h.choice("placement", true, {"separate_rack", "in_compute_tray", "in_server"})) {
-      host.placement = *v == "separate_rack"     ? HostPlacement::separate_rack
-                       : *v == "in_compute_tray" ? HostPlacement::in_compute_tray
-                                                 : HostPlacement::in_server;
-    } else {
-      ok = false;
-    }
-    if (auto v = fields.integer(h, "per_compute_tray", false, 1, 64)) host.per_compute_tray = *v;
-    const bool separate = host.placement == HostPlacement::separate_rack;
-    if (auto v = fields.integer(h, "trays_per_rack", separate, 1, 1024))
-      host.trays_per_rack = *v;
-    else if (separate)
-      ok = false;
-    if (auto v = fields.integer(h, "cpus", true, 0, 64))
-      host.cpus = *v;
-    else
-      ok = false;
-    if (auto v = h.string("cpu_model", false)) host.cpu_model = *v;
-    if (auto v = fields.quantity<Bytes>(h, "dram", true))
-      host.dram = *v;
-    else
-      ok = false;
-    if (auto v = fields.quantity<BytesPerSecond>(h, "link_bandwidth_per_xpu", true))
-      host.link_bandwidth_per_xpu = *v;
-    else
-      ok = false;
-    h.finish();
-  } else {
+// The host CPUs: where they sit, how many, their DRAM and their link to the XPUs.
+void read_host(Context& ctx, MapReader& m, EntryFields& fields, HostSpec& host, bool& ok) {
+  if (!m.has("host")) {
     m.missing("host", "a mapping describing the host CPUs");
     ok = false;
+    return;
   }
-
-  // Scale-up network.
-  if (m.has("scale_up")) {
-    MapReader u(ctx, m.get("scale_up"), m.child("scale_up"));
-    if (auto v = fields.integer(u, "domain_xpus", true, 1, 1 << 20))
-      s->domain_xpus = *v;
-    else
-      ok = false;
-    if (auto v = u.choice("topology", true, {"switched", "full_mesh"}))
-      s->topology = *v == "switched" ? ScaleUpTopology::switched : ScaleUpTopology::full_mesh;
-    else
-      ok = false;
-    if (u.has("tiers") && u.get("tiers").IsSequence() && u.get("tiers").size() > 0) {
-      const YAML::Node tiers = u.get("tiers");
-      for (std::size_t i = 0; i < tiers.size(); ++i) {
-        MapReader t(ctx, tiers[i], yaml::index_path(u.child("tiers"), i));
-        NetworkTier tier;
-        if (auto v = t.string("name", true))
-          tier.name = *v;
-        else
-          ok = false;
-        if (auto v = fields.integer(t, "xpus", true, 1, 1 << 20))
-          tier.xpus = *v;
-        else
-          ok = false;
-        if (auto v = fields.integer(t, "switch_hops", true, 0, 16))
-          tier.switch_hops = *v;
-        else
-          ok = false;
-        if (auto v = fields.quantity<BytesPerSecond>(t, "bandwidth_per_xpu", true))
-          tier.bandwidth_per_xpu = *v;
-        else
-          ok = false;
-        if (auto v = fields.quantity<Seconds>(t, "latency", true))
-          tier.latency = *v;
-        else
-          ok = false;
-        if (t.ok() && !s->scale_up.empty() && tier.xpus <= s->scale_up.back().xpus)
-          ctx.error(tiers[i], t.child("xpus"),
-                    "tiers must grow: this tier has no more XPUs than the previous one");
-        t.finish();
-        s->scale_up.push_back(std::move(tier));
-      }
-      if (ok && s->scale_up.back().xpus != s->domain_xpus)
-        ctx.error(tiers[tiers.size() - 1], yaml::index_path(u.child("tiers"), tiers.size() - 1),
-                  "the last tier spans " + std::to_string(s->scale_up.back().xpus) +
-                      " XPUs but domain_xpus is " + std::to_string(s->domain_xpus),
-                  "the outermost tier must span the whole scale-up domain");
-    } else {
-      if (u.has("tiers"))
-        ctx.error(u.get("tiers"), u.child("tiers"), "expected a non-empty list of network tiers");
-      else
-        u.missing("tiers",
-                  "a list of network tiers (name, xpus, switch_hops, bandwidth_per_xpu, latency)");
-      ok = false;
-    }
-    u.finish();
+  MapReader h(ctx, m.get("host"), m.child("host"));
+  if (auto v = h.string("name", true))
+    host.name = *v;
+  else
+    ok = false;
+  if (auto v = h.choice("placement", true, {"separate_rack", "in_compute_tray", "in_server"})) {
+    host.placement = *v == "separate_rack"     ? HostPlacement::separate_rack
+                     : *v == "in_compute_tray" ? HostPlacement::in_compute_tray
+                                               : HostPlacement::in_server;
   } else {
+    ok = false;
+  }
+  if (auto v = fields.integer(h, "per_compute_tray", false, 1, 64)) host.per_compute_tray = *v;
+  // Only a separate host rack needs its trays per rack.
+  const bool separate = host.placement == HostPlacement::separate_rack;
+  if (auto v = fields.integer(h, "trays_per_rack", separate, 1, 1024))
+    host.trays_per_rack = *v;
+  else if (separate)
+    ok = false;
+  if (auto v = fields.integer(h, "cpus", true, 0, 64))
+    host.cpus = *v;
+  else
+    ok = false;
+  if (auto v = h.string("cpu_model", false)) host.cpu_model = *v;
+  if (auto v = fields.quantity<Bytes>(h, "dram", true))
+    host.dram = *v;
+  else
+    ok = false;
+  if (auto v = fields.quantity<BytesPerSecond>(h, "link_bandwidth_per_xpu", true))
+    host.link_bandwidth_per_xpu = *v;
+  else
+    ok = false;
+  h.finish();
+}
+
+// One scale-up network tier; it must span more XPUs than the tiers `inner` to it.
+NetworkTier read_network_tier(Context& ctx, const YAML::Node& n, const std::string& path,
+                              EntryFields& fields, const std::vector<NetworkTier>& inner,
+                              bool& ok) {
+  MapReader t(ctx, n, path);
+  NetworkTier tier;
+  if (auto v = t.string("name", true))
+    tier.name = *v;
+  else
+    ok = false;
+  if (auto v = fields.integer(t, "xpus", true, 1, 1 << 20))
+    tier.xpus = *v;
+  else
+    ok = false;
+  if (auto v = fields.integer(t, "switch_hops", true, 0, 16))
+    tier.switch_hops = *v;
+  else
+    ok = false;
+  if (auto v = fields.quantity<BytesPerSecond>(t, "bandwidth_per_xpu", true))
+    tier.bandwidth_per_xpu = *v;
+  else
+    ok = false;
+  if (auto v = fields.quantity<Seconds>(t, "latency", true))
+    tier.latency = *v;
+  else
+    ok = false;
+  if (t.ok() && !inner.empty() && tier.xpus <= inner.back().xpus)
+    ctx.error(n, t.child("xpus"),
+              "tiers must grow: this tier has no more XPUs than the previous one");
+  t.finish();
+  return tier;
+}
+
+// The tiers of the scale-up network, innermost first; the outermost must span the domain. That
+// check runs only while `ok` holds for the whole entry so far (domain_xpus and every tier read).
+void read_network_tiers(Context& ctx, MapReader& u, EntryFields& fields, System& s, bool& ok) {
+  if (!u.has("tiers") || !u.get("tiers").IsSequence() || u.get("tiers").size() == 0) {
+    if (u.has("tiers"))
+      ctx.error(u.get("tiers"), u.child("tiers"), "expected a non-empty list of network tiers");
+    else
+      u.missing("tiers",
+                "a list of network tiers (name, xpus, switch_hops, bandwidth_per_xpu, latency)");
+    ok = false;
+    return;
+  }
+  const YAML::Node tiers = u.get("tiers");
+  for (std::size_t i = 0; i < tiers.size(); ++i) {
+    NetworkTier tier = read_network_tier(ctx, tiers[i], yaml::index_path(u.child("tiers"), i),
+                                         fields, s.scale_up, ok);
+    s.scale_up.push_back(std::move(tier));
+  }
+  if (ok && s.scale_up.back().xpus != s.domain_xpus)
+    ctx.error(tiers[tiers.size() - 1], yaml::index_path(u.child("tiers"), tiers.size() - 1),
+              "the last tier spans " + std::to_string(s.scale_up.back().xpus) +
+                  " XPUs but domain_xpus is " + std::to_string(s.domain_xpus),
+              "the outermost tier must span the whole scale-up domain");
+}
+
+// The scale-up network: the domain's XPUs, its topology and its tiers.
+void read_scale_up(Context& ctx, MapReader& m, EntryFields& fields, System& s, bool& ok) {
+  if (!m.has("scale_up")) {
     m.missing("scale_up", "a mapping with domain_xpus, topology and tiers");
     ok = false;
+    return;
   }
+  MapReader u(ctx, m.get("scale_up"), m.child("scale_up"));
+  if (auto v = fields.integer(u, "domain_xpus", true, 1, 1 << 20))
+    s.domain_xpus = *v;
+  else
+    ok = false;
+  if (auto v = u.choice("topology", true, {"switched", "full_mesh"}))
+    s.topology = *v == "switched" ? ScaleUpTopology::switched : ScaleUpTopology::full_mesh;
+  else
+    ok = false;
+  read_network_tiers(ctx, u, fields, s, ok);
+  u.finish();
+}
 
-  if (m.has("scale_out")) {
-    MapReader o(ctx, m.get("scale_out"), m.child("scale_out"));
-    if (auto v = fields.quantity<BytesPerSecond>(o, "bandwidth_per_xpu", true))
-      s->scale_out_bandwidth_per_xpu = *v;
-    else
-      ok = false;
-    if (auto v = fields.quantity<Seconds>(o, "latency", true))
-      s->scale_out_latency = *v;
-    else
-      ok = false;
-    o.finish();
-  } else {
+// The scale-out network: bandwidth per XPU and latency.
+void read_scale_out(Context& ctx, MapReader& m, EntryFields& fields, System& s, bool& ok) {
+  if (!m.has("scale_out")) {
     m.missing("scale_out", "a mapping with bandwidth_per_xpu and latency");
     ok = false;
+    return;
   }
+  MapReader o(ctx, m.get("scale_out"), m.child("scale_out"));
+  if (auto v = fields.quantity<BytesPerSecond>(o, "bandwidth_per_xpu", true))
+    s.scale_out_bandwidth_per_xpu = *v;
+  else
+    ok = false;
+  if (auto v = fields.quantity<Seconds>(o, "latency", true))
+    s.scale_out_latency = *v;
+  else
+    ok = false;
+  o.finish();
+}
 
-  if (m.has("power")) {
-    MapReader p(ctx, m.get("power"), m.child("power"));
-    auto& pw = s->power;
-    pw.compute_rack = fields.quantity<Watts>(p, "compute_rack", false);
-    pw.host_rack_provisioned = fields.quantity<Watts>(p, "host_rack_provisioned", false);
-    pw.host_rack_production = fields.quantity<Watts>(p, "host_rack_production", false);
-    pw.rack_pair = fields.quantity<Watts>(p, "rack_pair", false);
-    pw.server = fields.quantity<Watts>(p, "server", false);
-    pw.all_in_per_xpu = fields.quantity<Watts>(p, "all_in_per_xpu", false);
-    pw.xpu_idle = fields.quantity<Watts>(p, "xpu_idle", false);
-    pw.xpu_memory_share = fields.number(p, "xpu_memory_share", false, 0.0, 1.0);
-    pw.compute_tray_overhead = fields.quantity<Watts>(p, "compute_tray_overhead", false);
-    pw.switch_tray = fields.quantity<Watts>(p, "switch_tray", false);
-    pw.host = fields.quantity<Watts>(p, "host", false);
-    pw.host_production = fields.quantity<Watts>(p, "host_production", false);
-    if (pw.host && pw.host_production && *pw.host_production > *pw.host)
-      ctx.error(p.get("host_production"), p.child("host_production"),
-                "host_production is above the rated host power", "check both figures");
-    if (pw.xpu_idle)
-      idle_checks.push_back({ctx.location(p.get("xpu_idle")), p.child("xpu_idle"), "power", ""});
-    p.finish();
-  }
+// The power figures, all optional. Returns where xpu_idle was written, when it was: it is checked
+// against the chip once chips are linked.
+std::optional<PendingRef> read_power(Context& ctx, MapReader& m, EntryFields& fields,
+                                     PowerFigures& pw) {
+  if (!m.has("power")) return std::nullopt;
+  MapReader p(ctx, m.get("power"), m.child("power"));
+  pw.compute_rack = fields.quantity<Watts>(p, "compute_rack", false);
+  pw.host_rack_provisioned = fields.quantity<Watts>(p, "host_rack_provisioned", false);
+  pw.host_rack_production = fields.quantity<Watts>(p, "host_rack_production", false);
+  pw.rack_pair = fields.quantity<Watts>(p, "rack_pair", false);
+  pw.server = fields.quantity<Watts>(p, "server", false);
+  pw.all_in_per_xpu = fields.quantity<Watts>(p, "all_in_per_xpu", false);
+  pw.xpu_idle = fields.quantity<Watts>(p, "xpu_idle", false);
+  pw.xpu_memory_share = fields.number(p, "xpu_memory_share", false, 0.0, 1.0);
+  pw.compute_tray_overhead = fields.quantity<Watts>(p, "compute_tray_overhead", false);
+  pw.switch_tray = fields.quantity<Watts>(p, "switch_tray", false);
+  pw.host = fields.quantity<Watts>(p, "host", false);
+  pw.host_production = fields.quantity<Watts>(p, "host_production", false);
+  if (pw.host && pw.host_production && *pw.host_production > *pw.host)
+    ctx.error(p.get("host_production"), p.child("host_production"),
+              "host_production is above the rated host power", "check both figures");
+  std::optional<PendingRef> idle_check;
+  if (pw.xpu_idle)
+    idle_check = PendingRef{ctx.location(p.get("xpu_idle")), p.child("xpu_idle"), "power", ""};
+  p.finish();
+  return idle_check;
+}
+
+// The serving stack: engine name and the features it offers (MTP, disaggregation).
+void read_serving_stack(Context& ctx, MapReader& m, ServingStack& serving) {
+  if (!m.has("serving")) return;
+  MapReader v(ctx, m.get("serving"), m.child("serving"));
+  if (auto e = v.string("engine", false)) serving.engine = *e;
+  if (auto b = v.boolean("mtp", false)) serving.mtp = *b;
+  if (auto b = v.boolean("disaggregation", false)) serving.disaggregation = *b;
+  v.finish();
+}
+
+void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& path) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return;
+  auto s = std::make_shared<System>();
+  auto id = read_id(ctx, m);
+  bool ok = id.has_value();
+  EntryFields fields(ctx, path, refs);
+  fields.read_default_source(m);
+  read_system_heading(ctx, m, refs, *s, ok);
+  read_compute_trays(ctx, m, fields, *s, ok);
+  read_switch_trays(ctx, m, fields, s->switches, ok);
+  read_host(ctx, m, fields, s->host, ok);
+  read_scale_up(ctx, m, fields, *s, ok);
+  read_scale_out(ctx, m, fields, *s, ok);
+  std::optional<PendingRef> idle_check = read_power(ctx, m, fields, s->power);
   s->tco_per_xpu = fields.quantity<UsdPerSecond>(m, "tco_per_xpu", false);
-
-  if (m.has("serving")) {
-    MapReader v(ctx, m.get("serving"), m.child("serving"));
-    if (auto e = v.string("engine", false)) s->serving.engine = *e;
-    if (auto b = v.boolean("mtp", false)) s->serving.mtp = *b;
-    if (auto b = v.boolean("disaggregation", false)) s->serving.disaggregation = *b;
-    v.finish();
-  }
+  read_serving_stack(ctx, m, s->serving);
   m.finish();
 
   if (ok && s->domain_xpus % s->compute_tray.xpus != 0)
@@ -596,7 +637,7 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
   if (!claim_id(ctx, n, path, "system", *id)) return;
   s->id = *id;
   s->fields = fields.take();
-  for (auto& c : idle_checks) pending_idle.emplace(s->id, std::move(c));
+  if (idle_check) pending_idle.emplace(s->id, std::move(*idle_check));
   catalog.systems.emplace(s->id, std::move(s));
 }
 

@@ -89,137 +89,173 @@ bool read_speculation(Context& ctx, MapReader& m, InferenceXWorkload& x) {
   return ok;
 }
 
-std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const std::string& path,
-                                      const Catalog& catalog,
-                                      const std::vector<std::string>& models) {
-  MapReader m(ctx, n, path);
-  if (!m.ok()) return std::nullopt;
-  Workload w;
+// An integer of an agentic workload into `out`, which keeps its default when the key is absent;
+// false when the key is present but invalid.
+bool read_agentic_count(MapReader& m, const char* key, int& out, int lo, int hi) {
+  if (auto v = m.integer(key, false, lo, hi)) {
+    out = static_cast<int>(*v);
+    return true;
+  }
+  return !m.has(key);
+}
+
+// A [low, high] pair of integers, each within [lo, hi], into lo_out and hi_out, which keep their
+// defaults when the key is absent; false when the pair is invalid.
+bool read_agentic_range(Context& ctx, MapReader& m, const char* key, int& lo_out, int& hi_out,
+                        int lo, int hi) {
+  if (!m.has(key)) return true;
+  const YAML::Node r = m.get(key);
+  if (!r.IsSequence() || r.size() != 2) {
+    ctx.error(r, m.child(key), "expected [low, high]");
+    return false;
+  }
+  auto a0 = yaml::read_integer(ctx, r[0], yaml::index_path(m.child(key), 0), lo, hi);
+  auto a1 = yaml::read_integer(ctx, r[1], yaml::index_path(m.child(key), 1), lo, hi);
+  if (!a0 || !a1) return false;
+  if (*a1 < *a0) {
+    ctx.error(r, m.child(key), "the high end is below the low end");
+    return false;
+  }
+  lo_out = static_cast<int>(*a0);
+  hi_out = static_cast<int>(*a1);
+  return true;
+}
+
+// tool_pause: a [low, high] pair of durations such as ['0.5 s', '5 s'], stored in seconds; false
+// when it is invalid.
+bool read_tool_pause(Context& ctx, MapReader& m, AgenticWorkload& g) {
+  if (!m.has("tool_pause")) return true;
+  const YAML::Node r = m.get("tool_pause");
+  if (!r.IsSequence() || r.size() != 2) {
+    ctx.error(r, m.child("tool_pause"), "expected [low, high] such as ['0.5 s', '5 s']");
+    return false;
+  }
+  auto a0 = yaml::read_quantity(ctx, r[0], yaml::index_path(m.child("tool_pause"), 0),
+                                Seconds::kDimension);
+  auto a1 = yaml::read_quantity(ctx, r[1], yaml::index_path(m.child("tool_pause"), 1),
+                                Seconds::kDimension);
+  if (!a0 || !a1) return false;
+  if (*a1 < *a0) {
+    ctx.error(r, m.child("tool_pause"), "the high end is below the low end");
+    return false;
+  }
+  g.tool_pause_min_s = *a0;
+  g.tool_pause_max_s = *a1;
+  return true;
+}
+
+// The sessions of an agentic workload: their count, warm-up, turns, lengths (tokens) and tool
+// pauses; false on an error.
+bool read_agentic_sessions(Context& ctx, MapReader& m, AgenticWorkload& g) {
+  bool good = true;
+  if (!read_agentic_count(m, "sessions_per_client", g.sessions_per_client, 1, 100000)) good = false;
+  if (!read_agentic_count(m, "warmup_sessions", g.warmup_sessions, 0, 100000)) good = false;
+  if (!read_agentic_range(ctx, m, "turns", g.turns_min, g.turns_max, 1, 10000)) good = false;
+  if (!read_agentic_range(ctx, m, "first_context", g.first_context_min, g.first_context_max, 1,
+                          kMaxTokens))
+    good = false;
+  if (!read_agentic_range(ctx, m, "tool_result", g.tool_result_min, g.tool_result_max, 0,
+                          kMaxTokens))
+    good = false;
+  if (!read_agentic_range(ctx, m, "output", g.output_min, g.output_max, 1, kMaxTokens))
+    good = false;
+  if (!read_agentic_count(m, "max_context", g.max_context, 2, kMaxTokens)) good = false;
+  if (!read_tool_pause(ctx, m, g)) good = false;
+  return good;
+}
+
+// The sub-agents an agentic turn fans out to: probability, count, turns and context (tokens);
+// false on an error.
+bool read_agentic_subagents(Context& ctx, MapReader& m, AgenticWorkload& g) {
+  bool good = true;
+  if (auto v = m.number("subagent_probability", false, 0.0, 1.0))
+    g.subagent_probability = *v;
+  else if (m.has("subagent_probability"))
+    good = false;
+  if (!read_agentic_range(ctx, m, "subagents", g.subagents_min, g.subagents_max, 1, 1000))
+    good = false;
+  if (!read_agentic_range(ctx, m, "subagent_turns", g.subagent_turns_min, g.subagent_turns_max, 1,
+                          10000))
+    good = false;
+  if (!read_agentic_range(ctx, m, "subagent_context", g.subagent_context_min,
+                          g.subagent_context_max, 1, kMaxTokens))
+    good = false;
+  return good;
+}
+
+// The checks across the keys of a valid agentic workload; false (reported) when one fails.
+bool check_agentic(Context& ctx, MapReader& m, const AgenticWorkload& g) {
+  if (g.warmup_sessions >= g.sessions_per_client) {
+    ctx.error(m.get("warmup_sessions"), m.child("warmup_sessions"),
+              "the warm-up takes every session of a client",
+              "warmup_sessions must be fewer than sessions_per_client");
+    return false;
+  }
+  if (g.first_context_max + g.output_max > g.max_context ||
+      g.subagent_context_max + g.output_max > g.max_context) {
+    ctx.error(
+        m.node(), m.child("max_context"),
+        "a first turn (context + output) can exceed max_context " + std::to_string(g.max_context),
+        "raise max_context or lower first_context / subagent_context");
+    return false;
+  }
+  return true;
+}
+
+// kind: agentic, a synthetic AgentX-like workload; every parameter has a documented default.
+std::optional<Workload> read_agentic(Context& ctx, MapReader& m, Workload w) {
+  w.kind = WorkloadKind::agentic;
+  auto& g = w.agentic;
+  bool good = read_agentic_sessions(ctx, m, g);
+  if (!read_agentic_subagents(ctx, m, g)) good = false;
+  if (!read_agentic_count(m, "block_tokens", g.block_tokens, 1, 1 << 20)) good = false;
+  if (auto p = m.string("precision", false)) w.inferencex.precision = *p;
+  if (!read_speculation(ctx, m, w.inferencex)) good = false;
+  m.finish();
+  if (good && !check_agentic(ctx, m, g)) good = false;
+  if (!good) return std::nullopt;
+  if (w.id.empty()) w.id = "agentic";
+  return w;
+}
+
+// kind: trace, the replay of a Mooncake-format JSONL file, which is loaded here.
+std::optional<Workload> read_trace(Context& ctx, MapReader& m, Workload w) {
+  w.kind = WorkloadKind::trace;
+  auto& t = w.trace;
+  auto file = m.string("file", true);
+  if (auto v = m.integer("block_tokens", false, 1, 1 << 20)) t.block_tokens = static_cast<int>(*v);
+  if (auto v = m.number("time_scale", false, 1e-6, 1e6)) t.time_scale = *v;
+  const auto max_requests = m.integer("max_requests", false, 1, 100000000);
+  if (auto v = m.integer("warmup_requests", false, 0, 100000000))
+    t.warmup_requests = static_cast<int>(*v);
+  if (auto p = m.string("precision", false)) w.inferencex.precision = *p;
+  // An invalid speculation returns before finish(): its unknown keys are not reported.
+  if (!read_speculation(ctx, m, w.inferencex)) return std::nullopt;
+  m.finish();
+  if (!file) return std::nullopt;
+  // A relative path is relative to the scenario file's folder.
+  std::filesystem::path fp(*file);
+  if (fp.is_relative()) fp = std::filesystem::path(ctx.file()).parent_path() / fp;
+  t.file = fp.lexically_normal().string();
+  auto reqs = load_mooncake_trace(t.file, max_requests ? static_cast<int>(*max_requests) : 0);
+  if (!reqs) {
+    for (auto& d : reqs.error()) ctx.diagnostics().push_back(d);
+    return std::nullopt;
+  }
+  if (t.warmup_requests >= static_cast<int>(reqs->size())) {
+    ctx.error(
+        m.get("warmup_requests"), m.child("warmup_requests"),
+        "the warm-up takes every request of the trace (" + std::to_string(reqs->size()) + ")");
+    return std::nullopt;
+  }
+  t.requests = std::make_shared<const std::vector<TraceRequest>>(std::move(*reqs));
+  if (w.id.empty()) w.id = "trace-" + fp.stem().string();
+  return w;
+}
+
+// isl and osl (tokens) and range_ratio of an inferencex or poisson workload; false on an error.
+bool read_lengths(Context& ctx, MapReader& m, InferenceXWorkload& x) {
   bool ok = true;
-  if (auto id = m.string("id", false)) w.id = *id;
-  auto kind = m.choice("kind", false, {"inferencex", "poisson", "agentic", "trace"});
-  const std::string k = kind.value_or("inferencex");
-  if (k == "poisson") w.kind = WorkloadKind::poisson;
-  if (k == "agentic") {
-    // A synthetic AgentX-like workload; every parameter has a documented default.
-    w.kind = WorkloadKind::agentic;
-    auto& g = w.agentic;
-    bool good = true;
-    auto count = [&](const char* key, int& out, int lo, int hi) {
-      if (auto v = m.integer(key, false, lo, hi))
-        out = static_cast<int>(*v);
-      else if (m.has(key))
-        good = false;
-    };
-    auto range = [&](const char* key, int& lo_out, int& hi_out, int lo, int hi) {
-      if (!m.has(key)) return;
-      const YAML::Node r = m.get(key);
-      if (!r.IsSequence() || r.size() != 2) {
-        ctx.error(r, m.child(key), "expected [low, high]");
-        good = false;
-        return;
-      }
-      auto a0 = yaml::read_integer(ctx, r[0], yaml::index_path(m.child(key), 0), lo, hi);
-      auto a1 = yaml::read_integer(ctx, r[1], yaml::index_path(m.child(key), 1), lo, hi);
-      if (!a0 || !a1) {
-        good = false;
-      } else if (*a1 < *a0) {
-        ctx.error(r, m.child(key), "the high end is below the low end");
-        good = false;
-      } else {
-        lo_out = static_cast<int>(*a0);
-        hi_out = static_cast<int>(*a1);
-      }
-    };
-    count("sessions_per_client", g.sessions_per_client, 1, 100000);
-    count("warmup_sessions", g.warmup_sessions, 0, 100000);
-    range("turns", g.turns_min, g.turns_max, 1, 10000);
-    range("first_context", g.first_context_min, g.first_context_max, 1, kMaxTokens);
-    range("tool_result", g.tool_result_min, g.tool_result_max, 0, kMaxTokens);
-    range("output", g.output_min, g.output_max, 1, kMaxTokens);
-    count("max_context", g.max_context, 2, kMaxTokens);
-    if (m.has("tool_pause")) {
-      const YAML::Node r = m.get("tool_pause");
-      if (!r.IsSequence() || r.size() != 2) {
-        ctx.error(r, m.child("tool_pause"), "expected [low, high] such as ['0.5 s', '5 s']");
-        good = false;
-      } else {
-        auto a0 = yaml::read_quantity(ctx, r[0], yaml::index_path(m.child("tool_pause"), 0),
-                                      Seconds::kDimension);
-        auto a1 = yaml::read_quantity(ctx, r[1], yaml::index_path(m.child("tool_pause"), 1),
-                                      Seconds::kDimension);
-        if (a0 && a1 && *a1 >= *a0) {
-          g.tool_pause_min_s = *a0;
-          g.tool_pause_max_s = *a1;
-        } else {
-          if (a0 && a1) ctx.error(r, m.child("tool_pause"), "the high end is below the low end");
-          good = false;
-        }
-      }
-    }
-    if (auto v = m.number("subagent_probability", false, 0.0, 1.0))
-      g.subagent_probability = *v;
-    else if (m.has("subagent_probability"))
-      good = false;
-    range("subagents", g.subagents_min, g.subagents_max, 1, 1000);
-    range("subagent_turns", g.subagent_turns_min, g.subagent_turns_max, 1, 10000);
-    range("subagent_context", g.subagent_context_min, g.subagent_context_max, 1, kMaxTokens);
-    count("block_tokens", g.block_tokens, 1, 1 << 20);
-    if (auto p = m.string("precision", false)) w.inferencex.precision = *p;
-    if (!read_speculation(ctx, m, w.inferencex)) good = false;
-    m.finish();
-    if (good && g.warmup_sessions >= g.sessions_per_client) {
-      ctx.error(m.get("warmup_sessions"), m.child("warmup_sessions"),
-                "the warm-up takes every session of a client",
-                "warmup_sessions must be fewer than sessions_per_client");
-      good = false;
-    }
-    if (good && (g.first_context_max + g.output_max > g.max_context ||
-                 g.subagent_context_max + g.output_max > g.max_context)) {
-      ctx.error(
-          n, m.child("max_context"),
-          "a first turn (context + output) can exceed max_context " + std::to_string(g.max_context),
-          "raise max_context or lower first_context / subagent_context");
-      good = false;
-    }
-    if (!good) return std::nullopt;
-    if (w.id.empty()) w.id = "agentic";
-    return w;
-  }
-  if (k == "trace") {
-    w.kind = WorkloadKind::trace;
-    auto& t = w.trace;
-    auto file = m.string("file", true);
-    if (auto v = m.integer("block_tokens", false, 1, 1 << 20))
-      t.block_tokens = static_cast<int>(*v);
-    if (auto v = m.number("time_scale", false, 1e-6, 1e6)) t.time_scale = *v;
-    const auto max_requests = m.integer("max_requests", false, 1, 100000000);
-    if (auto v = m.integer("warmup_requests", false, 0, 100000000))
-      t.warmup_requests = static_cast<int>(*v);
-    if (auto p = m.string("precision", false)) w.inferencex.precision = *p;
-    if (!read_speculation(ctx, m, w.inferencex)) return std::nullopt;
-    m.finish();
-    if (!file) return std::nullopt;
-    // A relative path is relative to the scenario file's folder.
-    std::filesystem::path fp(*file);
-    if (fp.is_relative()) fp = std::filesystem::path(ctx.file()).parent_path() / fp;
-    t.file = fp.lexically_normal().string();
-    auto reqs = load_mooncake_trace(t.file, max_requests ? static_cast<int>(*max_requests) : 0);
-    if (!reqs) {
-      for (auto& d : reqs.error()) ctx.diagnostics().push_back(d);
-      return std::nullopt;
-    }
-    if (t.warmup_requests >= static_cast<int>(reqs->size())) {
-      ctx.error(
-          m.get("warmup_requests"), m.child("warmup_requests"),
-          "the warm-up takes every request of the trace (" + std::to_string(reqs->size()) + ")");
-      return std::nullopt;
-    }
-    t.requests = std::make_shared<const std::vector<TraceRequest>>(std::move(*reqs));
-    if (w.id.empty()) w.id = "trace-" + fp.stem().string();
-    return w;
-  }
-  auto& x = w.inferencex;
   if (auto v = m.integer("isl", true, 1, kMaxTokens))
     x.isl = static_cast<int>(*v);
   else
@@ -234,97 +270,141 @@ std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const s
               "range_ratio must be above 0 (lengths are drawn from [range_ratio x L, L])");
     ok = false;
   }
-  if (!read_speculation(ctx, m, x)) ok = false;
-  if (w.kind == WorkloadKind::poisson) {
-    // Open loop: one or more rates, a request count and a warm-up.
-    if (m.has("rate")) {
-      YAML::Node r = m.get("rate");
-      const std::string rp = m.child("rate");
-      if (r.IsScalar()) {
-        if (auto v = yaml::read_number(ctx, r, rp, 1e-9, 1e9))
-          x.rates.push_back(*v);
-        else
-          ok = false;
-      } else if (r.IsSequence() && r.size() > 0) {
-        for (std::size_t i = 0; i < r.size(); ++i) {
-          auto v = yaml::read_number(ctx, r[i], yaml::index_path(rp, i), 1e-9, 1e9);
-          if (!v) {
-            ok = false;
-          } else if (std::find(x.rates.begin(), x.rates.end(), *v) != x.rates.end()) {
-            ctx.error(r[i], yaml::index_path(rp, i), "rate " + r[i].Scalar() + " is listed twice");
-            ok = false;
-          } else {
-            x.rates.push_back(*v);
-          }
-        }
-      } else {
-        ctx.error(r, rp, "expected a request rate in requests per second, or a list of them");
-        ok = false;
-      }
+  return ok;
+}
+
+// rate: one request rate in requests per second, or a list of distinct ones; false on an error.
+bool read_rates(Context& ctx, MapReader& m, InferenceXWorkload& x) {
+  if (!m.has("rate")) {
+    m.missing("rate", "a request rate in requests per second (or a list of them)");
+    return false;
+  }
+  YAML::Node r = m.get("rate");
+  const std::string rp = m.child("rate");
+  if (r.IsScalar()) {
+    auto v = yaml::read_number(ctx, r, rp, 1e-9, 1e9);
+    if (v) x.rates.push_back(*v);
+    return v.has_value();
+  }
+  if (!r.IsSequence() || r.size() == 0) {
+    ctx.error(r, rp, "expected a request rate in requests per second, or a list of them");
+    return false;
+  }
+  bool ok = true;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    auto v = yaml::read_number(ctx, r[i], yaml::index_path(rp, i), 1e-9, 1e9);
+    if (!v) {
+      ok = false;
+    } else if (std::find(x.rates.begin(), x.rates.end(), *v) != x.rates.end()) {
+      ctx.error(r[i], yaml::index_path(rp, i), "rate " + r[i].Scalar() + " is listed twice");
+      ok = false;
     } else {
-      m.missing("rate", "a request rate in requests per second (or a list of them)");
-      ok = false;
+      x.rates.push_back(*v);
     }
-    if (auto v = m.integer("requests", false, 1, 10000000)) x.requests = static_cast<int>(*v);
-    if (auto v = m.integer("warmup_requests", false, 0, 10000000))
-      x.warmup_requests = static_cast<int>(*v);
-    if (x.warmup_requests >= x.requests) {
-      ctx.error(m.has("warmup_requests") ? m.get("warmup_requests") : n, m.child("warmup_requests"),
-                "warm-up must be fewer than the requests",
-                "the default warm-up is 100 of 1000 requests");
-      ok = false;
-    }
-  } else {
-    for (const char* key : {"rate", "requests", "warmup_requests"})
-      if (m.has(key))
-        ctx.error(m.get(key), m.child(key),
-                  std::string("'") + key + "' applies to kind: poisson only",
-                  "remove it, or set kind: poisson for an open loop");
   }
-  if (w.kind == WorkloadKind::inferencex) {
-    if (auto v = m.integer("prompts_per_client", false, 1, 1000))
-      x.prompts_per_client = static_cast<int>(*v);
-    if (auto v = m.integer("warmup_per_client", false, 0, 1000))
-      x.warmup_per_client = static_cast<int>(*v);
-  } else {
-    for (const char* key : {"prompts_per_client", "warmup_per_client"})
-      if (m.has(key))
-        ctx.error(m.get(key), m.child(key),
-                  std::string("'") + key + "' applies to kind: inferencex only",
-                  "an open loop uses requests and warmup_requests");
-  }
-  if (w.kind == WorkloadKind::inferencex && x.warmup_per_client >= x.prompts_per_client) {
-    ctx.error(m.has("warmup_per_client") ? m.get("warmup_per_client") : n,
-              m.child("warmup_per_client"),
-              "warm-up (" + std::to_string(x.warmup_per_client) +
-                  " x C) must be fewer than the prompts (" + std::to_string(x.prompts_per_client) +
-                  " x C)",
-              "InferenceX uses 10 x C prompts and a 2 x C warm-up");
+  return ok;
+}
+
+// The open loop of kind: poisson: one or more rates, a request count and a warm-up; false on an
+// error.
+bool read_open_loop(Context& ctx, MapReader& m, InferenceXWorkload& x) {
+  bool ok = read_rates(ctx, m, x);
+  if (auto v = m.integer("requests", false, 1, 10000000)) x.requests = static_cast<int>(*v);
+  if (auto v = m.integer("warmup_requests", false, 0, 10000000))
+    x.warmup_requests = static_cast<int>(*v);
+  if (x.warmup_requests >= x.requests) {
+    ctx.error(m.has("warmup_requests") ? m.get("warmup_requests") : m.node(),
+              m.child("warmup_requests"), "warm-up must be fewer than the requests",
+              "the default warm-up is 100 of 1000 requests");
     ok = false;
   }
-  if (auto p = m.string("precision", false)) {
-    x.precision = *p;
-    std::vector<std::string> lacking;
-    for (const auto& id : models) {
-      const Model* md = catalog.find_model(id);
-      if (md != nullptr && !md->variants.contains(*p)) lacking.push_back(id);
-    }
-    if (!lacking.empty()) {
-      std::string names;
-      for (const auto& l : lacking) names += (names.empty() ? "" : ", ") + l;
-      ctx.error(m.get("precision"), m.child("precision"),
-                "no '" + *p + "' weight variant for " + names,
-                "racktwin catalog show MODEL lists its variants; or remove precision to use each "
-                "system's best");
-      ok = false;
-    }
+  return ok;
+}
+
+// The closed loop of kind: inferencex: prompts and warm-up prompts per client; false on an error.
+bool read_closed_loop(Context& ctx, MapReader& m, InferenceXWorkload& x) {
+  if (auto v = m.integer("prompts_per_client", false, 1, 1000))
+    x.prompts_per_client = static_cast<int>(*v);
+  if (auto v = m.integer("warmup_per_client", false, 0, 1000))
+    x.warmup_per_client = static_cast<int>(*v);
+  if (x.warmup_per_client < x.prompts_per_client) return true;
+  ctx.error(m.has("warmup_per_client") ? m.get("warmup_per_client") : m.node(),
+            m.child("warmup_per_client"),
+            "warm-up (" + std::to_string(x.warmup_per_client) +
+                " x C) must be fewer than the prompts (" + std::to_string(x.prompts_per_client) +
+                " x C)",
+            "InferenceX uses 10 x C prompts and a 2 x C warm-up");
+  return false;
+}
+
+// Reports each of `keys` that is set as applying to kind `kind` only. The workload itself stays
+// usable: the error alone fails the scenario.
+void reject_keys(Context& ctx, MapReader& m, std::initializer_list<const char*> keys,
+                 const std::string& kind, const std::string& hint) {
+  for (const char* key : keys)
+    if (m.has(key))
+      ctx.error(m.get(key), m.child(key),
+                std::string("'") + key + "' applies to kind: " + kind + " only", hint);
+}
+
+// precision: a weight variant that every model of the scenario has; false when one lacks it.
+bool read_precision(Context& ctx, MapReader& m, const Catalog& catalog,
+                    const std::vector<std::string>& models, InferenceXWorkload& x) {
+  auto p = m.string("precision", false);
+  if (!p) return true;
+  x.precision = *p;
+  std::vector<std::string> lacking;
+  for (const auto& id : models) {
+    const Model* md = catalog.find_model(id);
+    if (md != nullptr && !md->variants.contains(*p)) lacking.push_back(id);
   }
+  if (lacking.empty()) return true;
+  std::string names;
+  for (const auto& l : lacking) names += (names.empty() ? "" : ", ") + l;
+  ctx.error(m.get("precision"), m.child("precision"), "no '" + *p + "' weight variant for " + names,
+            "racktwin catalog show MODEL lists its variants; or remove precision to use each "
+            "system's best");
+  return false;
+}
+
+// kind: inferencex (closed loop) or poisson (open loop): fixed-length requests.
+std::optional<Workload> read_fixed_length(Context& ctx, MapReader& m, const Catalog& catalog,
+                                          const std::vector<std::string>& models, Workload w) {
+  auto& x = w.inferencex;
+  bool ok = read_lengths(ctx, m, x);
+  if (!read_speculation(ctx, m, x)) ok = false;
+  if (w.kind == WorkloadKind::poisson) {
+    if (!read_open_loop(ctx, m, x)) ok = false;
+    reject_keys(ctx, m, {"prompts_per_client", "warmup_per_client"}, "inferencex",
+                "an open loop uses requests and warmup_requests");
+  } else {
+    reject_keys(ctx, m, {"rate", "requests", "warmup_requests"}, "poisson",
+                "remove it, or set kind: poisson for an open loop");
+    if (!read_closed_loop(ctx, m, x)) ok = false;
+  }
+  if (!read_precision(ctx, m, catalog, models, x)) ok = false;
   m.finish();
   if (!ok) return std::nullopt;
   if (w.id.empty()) {
     w.id = "isl" + std::to_string(x.isl) + "-osl" + std::to_string(x.osl);
   }
   return w;
+}
+
+// One entry of `workloads`: its id and kind, then the keys of that kind.
+std::optional<Workload> read_workload(Context& ctx, const YAML::Node& n, const std::string& path,
+                                      const Catalog& catalog,
+                                      const std::vector<std::string>& models) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return std::nullopt;
+  Workload w;
+  if (auto id = m.string("id", false)) w.id = *id;
+  auto kind = m.choice("kind", false, {"inferencex", "poisson", "agentic", "trace"});
+  const std::string k = kind.value_or("inferencex");
+  if (k == "agentic") return read_agentic(ctx, m, std::move(w));
+  if (k == "trace") return read_trace(ctx, m, std::move(w));
+  if (k == "poisson") w.kind = WorkloadKind::poisson;
+  return read_fixed_length(ctx, m, catalog, models, std::move(w));
 }
 
 std::optional<Layout> read_layout(Context& ctx, const YAML::Node& n, const std::string& path) {
