@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -43,8 +45,7 @@ class TempFile {
  public:
   TempFile(const std::string& name, const std::string& text) {
     dir_ = std::filesystem::temp_directory_path() /
-           ("racktwin-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "-" + std::to_string(counter()++));
+           ("racktwin-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
     std::filesystem::create_directories(dir_);
     path_ = (dir_ / name).string();
     std::ofstream(path_) << text;
