@@ -5,12 +5,11 @@
 #include <CLI/CLI.hpp>
 #include <QApplication>
 #include <QChart>
-#include <filesystem>
 
+#include "app/plots.hpp"
 #include "charts/charts.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
-#include "scenarios/points_loader.hpp"
 
 namespace racktwin::cli {
 namespace {
@@ -44,41 +43,12 @@ QApplication& qt_app() {
 
 int render(const Catalog& cat, const db::Store& store, std::int64_t run, const std::string& dir,
            const std::string& points_file, charts::Formats formats, QSize size, bool quiet) {
-  std::vector<ReferencePoint> published;
-  if (!points_file.empty()) {
-    auto p = load_points_file(points_file, cat);
-    if (!p) {
-      print_diagnostics(p.error(), points_file);
-      return kExitInput;
-    }
-    // A point the loader rejects is not drawn; say which and why.
-    for (const auto& r : p->rejected) print_diagnostics(r.problems, points_file);
-    published = std::move(p->points);
-  }
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    fmt::print(stderr, "racktwin: cannot create {}: {}\n", dir, ec.message());
-    return kExitRuntime;
-  }
-  const auto data = store.load(run, {.percentiles = true, .timeseries = false});
   qt_app();
-  int files = 0;
-  for (auto& c : charts::run_charts(*data, published)) {
-    auto written = charts::save_chart(
-        std::move(c.chart), (std::filesystem::path(dir) / c.name).string(), formats, size);
-    if (!written) {
-      fmt::print(stderr, "racktwin: {}\n", written.error());
-      return kExitRuntime;
-    }
-    files += static_cast<int>(written->size());
-  }
-  if (files == 0) {
-    fmt::print(stderr, "racktwin: run {} has no simulated point to chart (state: {})\n", run,
-               data->info.state());
-    return kExitInput;
-  }
-  if (!quiet) fmt::print("Wrote {} chart files of run {} to {}\n", files, run, dir);
+  auto o = app::render_plots(cat, store, run, {dir, points_file, formats, size});
+  if (!o) return print_failure(o.error(), "plot");
+  // A point the loader rejects is not drawn; say which and why.
+  if (!o->rejected_points.empty()) print_diagnostics(o->rejected_points, points_file);
+  if (!quiet) fmt::print("Wrote {} chart files of run {} to {}\n", o->files.size(), run, dir);
   return kExitOk;
 }
 

@@ -4,10 +4,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "app/plots.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
 #include "cli/table.hpp"
@@ -18,7 +17,6 @@ namespace racktwin::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
-namespace fs = std::filesystem;
 
 struct RunsArgs {
   std::string db;
@@ -210,24 +208,13 @@ int export_run(const RunsArgs& a) {
     fmt::print("{}\n", db::run_json(*run).dump(2));
     return kExitOk;
   }
-  std::error_code ec;
-  fs::create_directories(a.csv_dir, ec);
-  if (ec) {
-    fmt::print(stderr, "racktwin: cannot create {}: {}\n", a.csv_dir, ec.message());
+  const auto files = app::export_csv(*run, a.csv_dir);
+  if (!files) {
+    fmt::print(stderr, "racktwin: {}\n", files.error());
     return kExitRuntime;
   }
-  const auto files = db::csv_files(*run);
-  for (const auto& [name, text] : files) {
-    const fs::path path = fs::path(a.csv_dir) / name;
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    if (!out) {
-      fmt::print(stderr, "racktwin: cannot write {}\n", path.string());
-      return kExitRuntime;
-    }
-  }
   fmt::print("Run {} exported to {}:", id, a.csv_dir);
-  for (const auto& f : files) fmt::print(" {}", f.first);
+  for (const auto& f : *files) fmt::print(" {}", f);
   fmt::print("\n");
   return kExitOk;
 }
