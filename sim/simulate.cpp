@@ -18,6 +18,7 @@
 #include "power/power_model.hpp"
 #include "sim/deployment.hpp"
 #include "sim/evaluate.hpp"
+#include "sim/router.hpp"
 #include "sim/serving.hpp"
 
 namespace racktwin::sim {
@@ -46,10 +47,10 @@ struct Point {
   RequestGraph graph;
   bool has_graph = false;
   std::vector<double> ready;  // latest predecessor finish (+ delay) seen so far
-  std::vector<int> session_replica;
   std::unique_ptr<perf::StepModel> model;
   double kv_capacity = 0;
   std::vector<std::unique_ptr<ReplicaEngine>> engines;
+  std::unique_ptr<Router> router;  // the spec's policy over the entry pool
   std::vector<std::deque<Request*>> inbox;
   std::vector<sg4::ConditionVariablePtr> wake;
   std::vector<int> in_flight;
@@ -105,58 +106,16 @@ struct Point {
 void frontend(Point* p) {
   std::unique_lock lock(*p->mutex);
   const int n = static_cast<int>(p->requests.size());
-  int next = 0, completed = 0, turn = 0;
-  // The replica in [from, to) with the fewest requests in flight among those in service (ties to
-  // the lowest index); -1 when every one is down.
-  auto least_outstanding = [&](int from, int to) {
-    int best = -1;
-    for (int c = from; c < to; ++c)
-      if (p->up[static_cast<std::size_t>(c)] &&
-          (best < 0 || p->in_flight[static_cast<std::size_t>(c)] <
-                           p->in_flight[static_cast<std::size_t>(best)]))
-        best = c;
-    return best;
-  };
+  int next = 0, completed = 0;
   std::deque<Request*> parked;  // requests waiting for a replica to come back into service
-  // Sends a request, at the current time, to a replica in service by the router's policy.
+  // Sends a request, at the current time, to a replica in service by the router's policy; parks it
+  // when every replica of the entry pool is down.
   auto route = [&](Request* r) {
-    // Requests enter the prefill pool when serving is disaggregated, else any replica.
-    const int pool = p->prefill > 0 ? p->prefill : p->total;
-    const int idle = least_outstanding(0, pool);
-    if (idle < 0) {
+    const int k = p->router->pick(*r);
+    if (k < 0) {
       parked.push_back(r);
       return;
     }
-    int k = idle;
-    const int sess = p->has_graph ? p->graph.session[static_cast<std::size_t>(r->id)] : -1;
-    int* sticky = sess >= 0 && p->spec.router == RouterPolicy::session_affinity
-                      ? &p->session_replica[static_cast<std::size_t>(sess)]
-                      : nullptr;
-    if (sticky != nullptr && *sticky >= 0 && p->up[static_cast<std::size_t>(*sticky)]) {
-      k = *sticky;
-    } else if (p->spec.router == RouterPolicy::prefix_aware && !r->blocks.empty()) {
-      // The longest cached prefix wins, unless that replica is far busier than the least busy
-      // (more than 8 requests and 50% more in flight): then load balance.
-      int best = -1, longest = 0;
-      for (int c = 0; c < pool; ++c) {
-        if (!p->up[static_cast<std::size_t>(c)]) continue;
-        const int m = p->engines[static_cast<std::size_t>(c)]->cached_prefix(*r);
-        if (m > longest || (m == longest && m > 0 &&
-                            p->in_flight[static_cast<std::size_t>(c)] <
-                                p->in_flight[static_cast<std::size_t>(best)])) {
-          best = c;
-          longest = m;
-        }
-      }
-      const double busy = best < 0 ? 0 : p->in_flight[static_cast<std::size_t>(best)];
-      const double least = p->in_flight[static_cast<std::size_t>(idle)];
-      k = best >= 0 && !(busy > least + 8 && busy > 1.5 * least) ? best : idle;
-    } else if (p->spec.router == RouterPolicy::round_robin) {
-      while (!p->up[static_cast<std::size_t>(turn)]) turn = (turn + 1) % pool;
-      k = turn;
-      turn = (turn + 1) % pool;
-    }
-    if (sticky != nullptr) *sticky = k;
     r->replica = k;
     p->in_flight[static_cast<std::size_t>(k)] += 1;
     p->inbox[static_cast<std::size_t>(k)].push_back(r);
@@ -202,7 +161,7 @@ void frontend(Point* p) {
       if (r->finish < 0) {
         // Prefilled and first token out: its KV goes to the least busy decode replica.
         const int from = r->replica;
-        r->replica = least_outstanding(p->prefill, p->total);
+        r->replica = least_outstanding(p->up, p->in_flight, p->prefill, p->total);
         p->in_flight[static_cast<std::size_t>(r->replica)] += 1;
         p->transfers.push_back({r, p->replica_hosts[static_cast<std::size_t>(from)],
                                 p->replica_hosts[static_cast<std::size_t>(r->replica)],
@@ -591,7 +550,6 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       p->ready.assign(p->graph.release.size(), 0.0);
       for (std::size_t k = 0; k < p->ready.size(); ++k)
         p->ready[k] = p->graph.pending[k] > 0 ? 0.0 : p->graph.release[k];
-      p->session_replica.assign(static_cast<std::size_t>(p->graph.sessions), -1);
     } else {
       p->requests =
           s.kind == WorkloadKind::poisson
@@ -710,6 +668,10 @@ std::expected<std::vector<PointResult>, std::string> simulate(const Catalog& cat
       results[i].host_tier_blocks = capacity;
     }
     results[i].kv_capacity_tokens = plan.kv_tokens;
+    // Requests enter the prefill pool when serving is disaggregated, else any replica.
+    p->router =
+        make_router(s.router, {p->up, p->in_flight, p->engines},
+                    p->prefill > 0 ? p->prefill : p->total, p->graph.session, p->graph.sessions);
     progress.total += static_cast<std::int64_t>(p->requests.size());
     points.push_back(std::move(p));
   }
