@@ -2,7 +2,7 @@
 // Where a point's replicas run: replicas placed on a topology of the point's system (packed by
 // tray, rack and domain, as topology::place does), with the bandwidths the serving simulation's
 // SimGrid platform gives each replica, and the host DRAM pools that KV offload uses. Pure: no
-// SimGrid here (sim/simulate.cpp turns a Deployment into a platform), so tests read it directly.
+// SimGrid here (sim/platform.cpp turns a Deployment into a platform), so tests read it directly.
 
 #include <expected>
 #include <memory>

@@ -1,7 +1,7 @@
 #pragma once
 // The scheduler of one model replica: continuous batching with chunked prefill, KV-cache
 // accounting with recompute preemption, and fused decode stretches. Plain C++ with no SimGrid:
-// the simulation drives it in simulated time (sim/simulate.cpp) and tests drive it directly.
+// the simulation drives it in simulated time (sim/replica.cpp) and tests drive it directly.
 //
 // Contract:
 // - plan(now) composes the next iterations from the current state and returns their end times

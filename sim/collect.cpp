@@ -1,0 +1,171 @@
+// Collect, the last stage of simulate(): each point's metrics (docs/simulation.md section 6) from
+// its requests, its replica engines and its failures, then evaluate() for power and the
+// normalisations (sim/evaluate.hpp). Sums run over requests and engines in index order, so the
+// same run gives the same bytes.
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/evaluate.hpp"
+#include "sim/point_state.hpp"
+
+namespace racktwin::sim::detail {
+namespace {
+
+// The measured window: the first measured arrival and the last measured finish, s (first is -1
+// when no measured request finished).
+struct Window {
+  double first = -1, last = 0;
+};
+
+// Latencies, tokens, throughput and KV transfers of the measured (not warm-up, finished)
+// requests; completions of all of them.
+Window request_metrics(const Point& p, PointResult& r) {
+  std::vector<double> ttft, tpot, e2e, norm;
+  double first = -1, last = 0, in_tok = 0, out_tok = 0, e2e_sum = 0, transfer_s = 0,
+         transfer_bytes = 0, transferred = 0;
+  for (const Request& q : p.requests) {
+    if (q.finish >= 0) r.completed += 1;
+    if (q.warmup || q.finish < 0) continue;
+    r.requests += 1;
+    first = first < 0 ? q.arrival : std::min(first, q.arrival);
+    last = std::max(last, q.finish);
+    in_tok += q.isl;
+    out_tok += q.osl;
+    ttft.push_back(q.first_token - q.arrival);
+    e2e.push_back(q.finish - q.arrival);
+    e2e_sum += q.finish - q.arrival;
+    norm.push_back((q.finish - q.arrival) / q.osl);
+    if (q.osl > 1) tpot.push_back((q.finish - q.first_token) / (q.osl - 1));
+    if (p.prefill > 0 && q.osl > 1) {
+      transfer_s += q.ready - q.first_token;  // sent at the first token, received when ready
+      transfer_bytes += p.kv_bytes_per_token * (q.isl + 1);
+      transferred += 1;
+    }
+  }
+  r.duration_s = last - std::max(0.0, first);
+  r.input_tokens = in_tok;
+  r.output_tokens = out_tok;
+  if (transferred > 0) {
+    r.kv_transfer_s = transfer_s / transferred;
+    r.kv_transfer_bytes = transfer_bytes / transferred;
+  }
+  r.ttft = Stats::of(ttft);
+  r.tpot = Stats::of(tpot);
+  r.e2e = Stats::of(e2e);
+  const Stats n = Stats::of(norm);
+  r.e2e_norm_interactivity = n.p90 > 0 ? 1.0 / n.p90 : 0.0;
+  r.interactivity = r.tpot.median > 0 ? 1.0 / r.tpot.median : 0.0;
+  if (r.duration_s > 0) {
+    r.total_tps_per_xpu = (in_tok + out_tok) / r.duration_s / r.xpus;
+    r.output_tps_per_xpu = out_tok / r.duration_s / r.xpus;
+    r.input_tps_per_xpu = in_tok / r.duration_s / r.xpus;
+    r.mean_concurrency = e2e_sum / r.duration_s;
+  }
+  return {first, last};
+}
+
+// What the replica engines did: iterations and their mean breakdown, preemptions, KV high-water
+// mark, prefix and host-tier hits, KV written to host DRAM.
+void engine_metrics(const Point& p, PointResult& r) {
+  double hit = 0, prompt = 0, offload_hit = 0, offloaded = 0;
+  for (const auto& e : p.engines) {
+    const EngineStats& s = e->stats();
+    hit += s.prefix_hit_tokens;
+    offload_hit += s.offload_hit_tokens;
+    offloaded += static_cast<double>(s.offloaded_blocks);
+    prompt += s.prompt_tokens;
+    r.iterations += s.iterations;
+    r.plans += s.plans;
+    r.preemptions += s.preemptions;
+    r.max_kv_used = std::max(r.max_kv_used, s.max_kv_used);
+    r.iteration_compute_s += s.breakdown_s[0];
+    r.iteration_memory_s += s.breakdown_s[1];
+    r.iteration_communication_s += s.breakdown_s[2];
+    r.iteration_overhead_s += s.breakdown_s[3];
+  }
+  if (r.iterations > 0) {
+    const double n_it = static_cast<double>(r.iterations);
+    r.iteration_compute_s /= n_it;
+    r.iteration_memory_s /= n_it;
+    r.iteration_communication_s /= n_it;
+    r.iteration_overhead_s /= n_it;
+  }
+  r.prefix_hit_rate = prompt > 0 ? hit / prompt : 0.0;
+  r.offload_hit_rate = prompt > 0 ? offload_hit / prompt : 0.0;
+  r.offloaded_bytes = offloaded * p.block_bytes;
+}
+
+// Failures: requests restarted, time out of service (spans never repaired count to the end of the
+// run), mean recovery time.
+void failure_metrics(const Point& p, PointResult& r) {
+  r.retried_requests = p.retried;
+  r.replica_down_s = p.down_s;
+  for (const auto& spans : p.outages)
+    for (const auto& o : spans)
+      if (std::isinf(o.to) && o.from < p.end) r.replica_down_s += p.end - o.from;
+  r.recovery_s = p.recoveries > 0 ? p.recovered_s / p.recoveries : 0.0;
+}
+
+// The one-second series: tokens and activity from the replica engines (activity as the mean over
+// the replicas), completions from the requests; and the activity over the measured window, to the
+// second (the seconds it spans), averaged over the replicas: the same stretch of time the
+// throughput is measured over. XPU power is linear in activity, so the power at the mean activity
+// is the mean power.
+void timeseries(const Point& p, const Window& w, PointResult& r) {
+  std::size_t seconds = static_cast<std::size_t>(std::floor(p.end)) + 1;
+  for (const auto& e : p.engines) seconds = std::max(seconds, e->stats().seconds.size());
+  r.timeseries.assign(seconds, {});
+  std::vector<double> comp_s(seconds, 0.0), mem_s(seconds, 0.0);
+  for (const auto& e : p.engines) {
+    const auto& bins = e->stats().seconds;
+    for (std::size_t t = 0; t < bins.size(); ++t) {
+      r.timeseries[t].output_tokens += bins[t].output_tokens;
+      r.timeseries[t].prefill_tokens += bins[t].prefill_tokens;
+      comp_s[t] += bins[t].compute_s;
+      mem_s[t] += bins[t].memory_s;
+    }
+  }
+  for (const Request& q : p.requests)
+    if (q.finish >= 0) r.timeseries[static_cast<std::size_t>(std::floor(q.finish))].completed += 1;
+  const auto from = static_cast<std::size_t>(std::max(0.0, std::floor(std::max(0.0, w.first))));
+  const auto to = std::min(seconds - 1, static_cast<std::size_t>(std::floor(w.last)));
+  double c = 0, m = 0;
+  for (std::size_t t = from; t <= to; ++t) {
+    c += comp_s[t];
+    m += mem_s[t];
+  }
+  const double span = static_cast<double>(to - from + 1) * static_cast<double>(p.spec.replicas);
+  r.compute_activity = std::min(1.0, c / span);
+  r.memory_activity = std::min(1.0, m / span);
+  const double reps = static_cast<double>(p.spec.replicas);
+  for (std::size_t t = 0; t < seconds; ++t) {
+    r.timeseries[t].compute_activity = comp_s[t] / reps;
+    r.timeseries[t].memory_activity = mem_s[t] / reps;
+  }
+}
+
+void collect_point(const Point& p, PointResult& r, PowerModels& power_models) {
+  if (!p.error.empty()) {
+    r.error = p.error;
+    return;
+  }
+  const Window w = request_metrics(p, r);
+  engine_metrics(p, r);
+  failure_metrics(p, r);
+  timeseries(p, w, r);
+  if (const auto& pm = power_models.of(p.spec))
+    evaluate(r, *pm);
+  else
+    r.error = pm.error();
+}
+
+}  // namespace
+
+void collect(const Points& points, std::vector<PointResult>& results) {
+  PowerModels power_models;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (points[i] != nullptr) collect_point(*points[i], results[i], power_models);
+}
+
+}  // namespace racktwin::sim::detail

@@ -1,0 +1,212 @@
+// The frontend actor of a point: the load generator and the router. It issues the point's
+// requests (closed loop, open loop, or as a request graph releases them), sends each to a replica
+// by the point's Router, and takes back what the replicas hand back: finished requests, prefilled
+// ones bound for the decode pool, and requests a failed replica lost.
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "sim/point_state.hpp"
+
+namespace racktwin::sim::detail {
+namespace {
+
+class FrontEnd {
+ public:
+  explicit FrontEnd(Point* p)
+      : p_(p),
+        lock_(*p->mutex),
+        n_(static_cast<int>(p->requests.size())),
+        front_end_(p->spec.efficiency.request_latency.value()) {}
+
+  // Issues every request, waits for all of them to finish (or for an error), then stops the
+  // point's other actors.
+  void run() {
+    if (p_->has_graph)
+      replay_graph();
+    else if (p_->spec.kind == WorkloadKind::poisson)
+      open_loop();
+    else
+      start_clients();
+    while (completed_ < n_ && p_->error.empty()) {
+      wait_for_returns();
+      take_returns();
+    }
+    stop();
+  }
+
+ private:
+  // Sends a request, at the current time, to a replica in service by the router's policy; parks it
+  // when every replica of the entry pool is down.
+  void route(Request* r) {
+    const int k = p_->router->pick(*r);
+    if (k < 0) {
+      parked_.push_back(r);
+      return;
+    }
+    r->replica = k;
+    p_->in_flight[static_cast<std::size_t>(k)] += 1;
+    p_->inbox[static_cast<std::size_t>(k)].push_back(r);
+    p_->wake[static_cast<std::size_t>(k)]->notify_one();
+  }
+
+  // A client's request reaches its replica after the front end's latency (HTTP, tokenization,
+  // routing); the replica admits it from then on. Its TTFT and E2E count from `at`.
+  void issue_index(std::size_t index, int client, double at) {
+    Request* r = &p_->requests[index];
+    r->client = client;
+    r->arrival = at;
+    r->ready = at + front_end_;
+    route(r);
+  }
+  void issue(int client, double at) { issue_index(static_cast<std::size_t>(next_++), client, at); }
+
+  // Blocks until a replica hands something back, revives, or the run fails.
+  void wait_for_returns() {
+    while (p_->done.empty() && !p_->revived && p_->error.empty()) p_->done_cv->wait(lock_);
+  }
+
+  // Re-routes the parked requests when a replica came back, then takes every request the
+  // replicas handed back.
+  void take_returns() {
+    if (p_->revived) {
+      p_->revived = false;
+      std::deque<Request*> waiting;
+      waiting.swap(parked_);
+      for (Request* r : waiting) {
+        r->ready = sg4::Engine::get_clock();
+        route(r);
+      }
+    }
+    while (!p_->done.empty()) {
+      Request* r = p_->done.front();
+      p_->done.pop_front();
+      p_->in_flight[static_cast<std::size_t>(r->replica)] -= 1;
+      if (r->failed)
+        restart(r);
+      else if (r->finish < 0)
+        send_to_decode(r);
+      else
+        finish(r);
+    }
+  }
+
+  // Its replica failed: restart it now on one in service.
+  void restart(Request* r) {
+    r->failed = false;
+    r->ready = sg4::Engine::get_clock();
+    p_->retried += 1;
+    route(r);
+  }
+
+  // Prefilled and first token out: its KV goes to the least busy decode replica.
+  void send_to_decode(Request* r) {
+    const int from = r->replica;
+    r->replica = least_outstanding(p_->up, p_->in_flight, p_->prefill, p_->total);
+    p_->in_flight[static_cast<std::size_t>(r->replica)] += 1;
+    p_->transfers.push_back({r, p_->replica_hosts[static_cast<std::size_t>(from)],
+                             p_->replica_hosts[static_cast<std::size_t>(r->replica)],
+                             p_->kv_bytes_per_token * (r->isl + r->generated)});
+    p_->kv_mailbox[static_cast<std::size_t>(r->replica)]
+        ->put_init(&p_->transfers.back(), 0)
+        ->detach();
+  }
+
+  // Finished: counted, followed by the client's next prompt in the closed loop, and releasing the
+  // requests of a graph that waited for it.
+  void finish(const Request* r) {
+    ++completed_;
+    p_->progress->complete();
+    p_->end = std::max(p_->end, r->finish);
+    if (p_->spec.kind == WorkloadKind::inferencex && next_ < n_)
+      issue(r->client, r->finish);  // closed loop: the client sends its next prompt at once
+    if (p_->has_graph) release_dependents(*r);
+  }
+
+  // A dependent's arrival is the latest finish of what it waits for, plus its delay when it has
+  // one, else no earlier than its release time; it is scheduled when the last of them finished.
+  void release_dependents(const Request& r) {
+    for (int d : p_->graph.dependents[static_cast<std::size_t>(r.id)]) {
+      const auto k = static_cast<std::size_t>(d);
+      const double dl = p_->graph.delay[k];
+      p_->ready[k] = std::max(p_->ready[k],
+                              dl >= 0 ? r.finish + dl : std::max(r.finish, p_->graph.release[k]));
+      if (--p_->graph.pending[k] == 0) scheduled_.emplace(p_->ready[k], k);
+    }
+  }
+
+  // Trace replay and agentic sessions: requests that wait for nothing arrive at their release
+  // time, the others when released, in order of arrival time (then index). Returns when every
+  // request finished or the run failed.
+  void replay_graph() {
+    for (int i = 0; i < n_; ++i)
+      if (p_->graph.pending[static_cast<std::size_t>(i)] == 0)
+        scheduled_.emplace(p_->graph.release[static_cast<std::size_t>(i)],
+                           static_cast<std::size_t>(i));
+    while (completed_ < n_ && p_->error.empty()) {
+      if (scheduled_.empty()) {
+        wait_for_returns();
+        take_returns();
+        continue;
+      }
+      const auto [at, index] = *scheduled_.begin();
+      if (p_->done.empty() && !p_->revived &&
+          p_->done_cv->wait_until(lock_, at) == std::cv_status::no_timeout) {
+        take_returns();
+        continue;
+      }
+      take_returns();
+      if (scheduled_.empty() || scheduled_.begin()->second != index)
+        continue;  // an earlier turn came in
+      scheduled_.erase(scheduled_.begin());
+      issue_index(index, static_cast<int>(index), at);
+    }
+  }
+
+  // Open loop: each request arrives at its pre-drawn time, whatever is in flight.
+  void open_loop() {
+    while (next_ < n_ && p_->error.empty()) {
+      const double at = p_->requests[static_cast<std::size_t>(next_)].arrival;
+      lock_.unlock();
+      sg4::this_actor::sleep_until(at);
+      lock_.lock();
+      take_returns();
+      issue(next_, at);
+    }
+  }
+
+  // Closed loop: every client sends its first prompt at time 0 (finish() sends the next ones).
+  void start_clients() {
+    const int clients = std::min(p_->spec.concurrency, n_);
+    for (int c = 0; c < clients; ++c) issue(c, 0.0);
+  }
+
+  // The run is over: the replicas stop once idle, and so do the KV receivers of the decode pool.
+  void stop() {
+    p_->stop = true;
+    for (auto& w : p_->wake) w->notify_all();
+    for (int k = p_->prefill; k < p_->total && p_->prefill > 0; ++k) {
+      p_->transfers.push_back({.stop = true});
+      p_->kv_mailbox[static_cast<std::size_t>(k)]->put_init(&p_->transfers.back(), 0)->detach();
+    }
+  }
+
+  Point* p_;
+  std::unique_lock<sg4::Mutex> lock_;  // held except while the actor waits or sleeps
+  const int n_;                        // the point's requests
+  const double front_end_;             // the serving front end's latency, s
+  int next_ = 0;                       // next request to issue (closed and open loop)
+  int completed_ = 0;
+  std::deque<Request*> parked_;  // requests waiting for a replica to come back into service
+  // Request graphs: released requests by arrival time (then index), not yet issued.
+  std::set<std::pair<double, std::size_t>> scheduled_;
+};
+
+}  // namespace
+
+void frontend(Point* p) {
+  FrontEnd(p).run();
+}
+
+}  // namespace racktwin::sim::detail
