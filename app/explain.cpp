@@ -839,4 +839,28 @@ Explanation explain(const Catalog& catalog, const db::StoredRun& run,
   return e;
 }
 
+std::string Origin::describe(const std::string& docs,
+                             std::map<std::string, CitedSource>& cited) const {
+  std::string s;
+  if (kind == "catalog") {
+    s = "catalog " + where + (text.empty() ? "" : " = \"" + text + "\"");
+    if (assumption) {
+      s += "; assumption: " + reason;
+    } else if (!sources.empty()) {
+      std::string ids;
+      for (const auto& x : sources) {
+        ids += (ids.empty() ? "" : ", ") + x.id;
+        cited.emplace(x.id, x);
+      }
+      s += "; source " + ids;
+    }
+  } else if (kind == "simulation") {
+    s = where + (docs.empty() ? "" : " (" + docs + ")");
+  } else {
+    s = where + (text.empty() ? "" : ": " + text);
+  }
+  if (!note.empty()) s += " (" + note + ")";
+  return s;
+}
+
 }  // namespace racktwin::app

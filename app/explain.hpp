@@ -19,6 +19,7 @@
 //   throw InputError.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ struct Origin {
   bool assumption = false;
   std::string reason;  // why the value was assumed (assumption)
   std::string note;
+  // The origin in one line: "catalog chip x tdp = "700 W"; source art000", with the sources it
+  // cites added to `cited` (by id); `docs` is the term's documentation, for simulation outputs.
+  std::string describe(const std::string& docs, std::map<std::string, CitedSource>& cited) const;
 };
 
 // One number of a derivation.

@@ -37,4 +37,26 @@ std::string db_path(const std::string& flag, const std::optional<std::string>& s
   return "racktwin.db";
 }
 
+std::expected<std::int64_t, std::string> resolve_run(const db::Store& store,
+                                                     const std::string& text) {
+  if (text == "latest" || text == "last") {
+    if (auto id = store.latest()) return *id;
+    return std::unexpected("the database " + store.path() + " holds no run yet");
+  }
+  std::size_t used = 0;
+  long long id = 0;
+  try {
+    id = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || id <= 0)
+    return std::unexpected("'" + text +
+                           "' is not a run id (a number from 'racktwin runs list', or latest)");
+  if (!store.info(id))
+    return std::unexpected("no run " + std::to_string(id) + " in " + store.path() +
+                           " ('racktwin runs list' shows the runs)");
+  return id;
+}
+
 }  // namespace racktwin::app

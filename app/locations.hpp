@@ -5,8 +5,12 @@
 // Contract: reads the environment (RACKTWIN_CATALOG, RACKTWIN_DB) and where the running binary is
 // installed; opens nothing.
 
+#include <cstdint>
+#include <expected>
 #include <optional>
 #include <string>
+
+#include "db/store.hpp"
 
 namespace racktwin::app {
 
@@ -19,5 +23,10 @@ std::string catalog_dir(const std::string& flag = "");
 // output.db (for a run), else racktwin.db in the working directory.
 std::string db_path(const std::string& flag = "",
                     const std::optional<std::string>& scenario_db = std::nullopt);
+
+// A run named by a user: its id as a number, or "latest" (or "last"); the reason, with a hint,
+// when the database has no such run.
+std::expected<std::int64_t, std::string> resolve_run(const db::Store& store,
+                                                     const std::string& text);
 
 }  // namespace racktwin::app

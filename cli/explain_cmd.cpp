@@ -34,30 +34,6 @@ std::string value_text(const app::Term& t) {
   return t.unit.empty() ? num(t.value) : num(t.value) + " " + t.unit;
 }
 
-std::string origin_text(const app::Origin& o, const std::string& docs,
-                        std::map<std::string, app::CitedSource>& cited) {
-  std::string s;
-  if (o.kind == "catalog") {
-    s = "catalog " + o.where + (o.text.empty() ? "" : " = \"" + o.text + "\"");
-    if (o.assumption) {
-      s += "; assumption: " + o.reason;
-    } else if (!o.sources.empty()) {
-      std::string ids;
-      for (const auto& x : o.sources) {
-        ids += (ids.empty() ? "" : ", ") + x.id;
-        cited.emplace(x.id, x);
-      }
-      s += "; source " + ids;
-    }
-  } else if (o.kind == "simulation") {
-    s = o.where + (docs.empty() ? "" : " (" + docs + ")");
-  } else {
-    s = o.where + (o.text.empty() ? "" : ": " + o.text);
-  }
-  if (!o.note.empty()) s += " (" + o.note + ")";
-  return s;
-}
-
 // One term and its inputs, indented by depth: the value, then how it is obtained. A derived term
 // met again (the same label, value and formula) is not derived a second time.
 void print_term(const app::Term& t, int depth, std::map<std::string, app::CitedSource>& cited,
@@ -75,7 +51,7 @@ void print_term(const app::Term& t, int depth, std::map<std::string, app::CitedS
   if (!t.note.empty()) fmt::print("{}{}\n", more, t.note);
   if (!t.formula.empty())
     fmt::print("{}= {}{}\n", more, t.formula, t.docs.empty() ? "" : "   [" + t.docs + "]");
-  if (t.origin) fmt::print("{}from {}\n", more, origin_text(*t.origin, t.docs, cited));
+  if (t.origin) fmt::print("{}from {}\n", more, t.origin->describe(t.docs, cited));
   for (const auto& x : t.inputs) print_term(x, depth + 1, cited, derived);
 }
 

@@ -4,12 +4,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cstdlib>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "db/provenance.hpp"
-#include "racktwin/version.hpp"
 
 namespace racktwin::cli {
 
@@ -28,28 +24,10 @@ std::expected<db::Store, int> open_store(const std::string& path, db::Store::Mod
   return std::move(*s);
 }
 
-// A run id as given: a number, or "latest".
 std::optional<std::int64_t> resolve_run(const db::Store& store, const std::string& text) {
-  if (text == "latest" || text == "last") {
-    if (auto id = store.latest()) return id;
-    fmt::print(stderr, "racktwin: the database {} holds no run yet\n", store.path());
-    return std::nullopt;
-  }
-  try {
-    std::size_t used = 0;
-    const long long id = std::stoll(text, &used);
-    if (used == text.size() && id > 0) {
-      if (store.info(id)) return id;
-      fmt::print(stderr, "racktwin: no run {} in {} ('racktwin runs list' shows the runs)\n", id,
-                 store.path());
-      return std::nullopt;
-    }
-  } catch (const std::exception&) {
-  }
-  fmt::print(stderr,
-             "racktwin: '{}' is not a run id (a number from 'racktwin runs list', or latest)\n",
-             text);
-  return std::nullopt;
+  auto id = app::resolve_run(store, text);
+  if (!id) fmt::print(stderr, "racktwin: {}\n", id.error());
+  return id ? std::optional<std::int64_t>(*id) : std::nullopt;
 }
 
 ProgressBar::ProgressBar(bool enabled)
