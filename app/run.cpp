@@ -104,6 +104,29 @@ db::RunInfo run_info(const Catalog& cat, const Scenario& sc, const RunRequest& r
   return info;
 }
 
+std::optional<double> ratio(double x, double y) {
+  return y > 0 ? std::optional<double>(x / y) : std::nullopt;
+}
+
+std::vector<SummaryRow> summary_rows(const RunOutcome& o) {
+  std::vector<SummaryRow> rows;
+  for (const auto& wid : o.workload_ids)
+    for (const auto& mid : o.models) {
+      const auto base = o.summary.find({wid, mid, o.systems.front()});
+      for (const auto& sid : o.systems) {
+        SummaryRow r{wid, mid, sid, std::nullopt, std::nullopt, std::nullopt};
+        const auto it = o.summary.find({wid, mid, sid});
+        if (it != o.summary.end() && it->second.points > 0) r.best = it->second;
+        if (r.best && base != o.summary.end()) {
+          r.rated_kw_ratio = ratio(r.best->peak_rated_kw, base->second.peak_rated_kw);
+          r.min_e2e_ratio = ratio(r.best->min_e2e, base->second.min_e2e);
+        }
+        rows.push_back(std::move(r));
+      }
+    }
+  return rows;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -188,6 +211,7 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
   for (const auto& w : sc->workloads) out.workload_ids.push_back(w.id);
   out.plots_dir = sc->output.plots;
   out.summary = sim::summarise(out.results);
+  out.rows = summary_rows(out);
   out.efficiency_note = efficiency_note(cat, sc->systems);
   for (const auto& r : out.results) out.failed_points += r.error.empty() ? 0 : 1;
   if (reference) {

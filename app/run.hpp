@@ -54,6 +54,14 @@ struct PublishedRow {
   std::optional<double> twin_ratio, published_ratio;  // to the scenario's first system
 };
 
+// One system's best figures for one workload and model, with ratios to the scenario's first
+// system (unset when either side has no point or the base is zero).
+struct SummaryRow {
+  std::string workload, model, system;
+  std::optional<sim::SweepSummary> best;  // nullopt: no layout fits
+  std::optional<double> rated_kw_ratio, min_e2e_ratio;
+};
+
 struct RunOutcome {
   std::string scenario_name, scenario_file;
   std::vector<std::string> systems, models, workload_ids;
@@ -65,6 +73,7 @@ struct RunOutcome {
   std::size_t resumed = 0;                // points an interrupted run had stored
   std::vector<sim::PointResult> results;  // every point, in sweep order
   std::map<sim::SummaryKey, sim::SweepSummary> summary;
+  std::vector<SummaryRow> rows;  // workload by workload, model by model, the scenario's systems
   // Per (workload, model): the scenario's reference points beside the twin.
   std::map<std::pair<std::string, std::string>, std::vector<PublishedRow>> published;
   std::string reference_file;

@@ -430,4 +430,21 @@ std::expected<std::vector<std::string>, std::string> save_chart(std::unique_ptr<
   return written;
 }
 
+std::expected<Formats, std::string> parse_formats(const std::string& text) {
+  Formats f{false, false};
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string word = text.substr(at, comma - at);
+    if (word == "png")
+      f.png = true;
+    else if (word == "svg")
+      f.svg = true;
+    else
+      return std::unexpected("unknown format '" + word + "' (png, svg)");
+    at = comma + 1;
+  }
+  return f;
+}
+
 }  // namespace racktwin::charts

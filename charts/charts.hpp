@@ -64,6 +64,8 @@ inline constexpr QSize kDefaultSize{1200, 750};
 struct Formats {
   bool png = true, svg = true;
 };
+// "png", "svg" or "png,svg"; the reason for any other word.
+std::expected<Formats, std::string> parse_formats(const std::string& text);
 // Renders a chart offscreen to `stem`.png and/or `stem`.svg, `size` pixels; returns the files
 // written. The chart is consumed.
 std::expected<std::vector<std::string>, std::string> save_chart(std::unique_ptr<QChart> chart,

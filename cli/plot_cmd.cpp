@@ -53,22 +53,16 @@ int render(const Catalog& cat, const db::Store& store, std::int64_t run, const s
 }
 
 int plot(const Catalog& cat, const PlotArgs& a) {
-  charts::Formats formats{false, false};
-  for (const auto& f : CLI::detail::split(a.format, ',')) {
-    if (f == "png")
-      formats.png = true;
-    else if (f == "svg")
-      formats.svg = true;
-    else {
-      fmt::print(stderr, "racktwin plot: unknown format '{}' (png, svg)\n", f);
-      return kExitInput;
-    }
+  const auto formats = charts::parse_formats(a.format);
+  if (!formats) {
+    fmt::print(stderr, "racktwin plot: {}\n", formats.error());
+    return kExitInput;
   }
   auto store = open_store(resolve_db_path(a.db), db::Store::Mode::existing);
   if (!store) return store.error();
   const auto id = resolve_run(*store, a.run);
   if (!id) return kExitInput;
-  return render(cat, *store, *id, a.out, a.points, formats, QSize(a.width, a.height), false);
+  return render(cat, *store, *id, a.out, a.points, *formats, QSize(a.width, a.height), false);
 }
 
 }  // namespace

@@ -29,8 +29,8 @@ std::string fmt_num(double x, int digits = 0) {
   return fmt::format("{:.{}f}", x, digits);
 }
 
-std::string ratio(double x, double y) {
-  return y > 0 ? fmt::format("{:.2f}", x / y) : std::string("-");
+std::string ratio(const std::optional<double>& r) {
+  return r ? fmt::format("{:.2f}", *r) : std::string("-");
 }
 
 void print_published(const app::RunOutcome& o, const std::string& wid, const std::string& mid) {
@@ -40,11 +40,8 @@ void print_published(const app::RunOutcome& o, const std::string& wid, const std
   Table t(
       {"metric", "system", "twin", "published", "twin x " + base, "published x " + base, "point"});
   for (const auto& r : it->second) {
-    auto opt = [](const std::optional<double>& v) {
-      return v ? fmt::format("{:.2f}", *v) : std::string("-");
-    };
     t.add({r.metric, r.system, r.twin ? format_value(*r.twin) : "-", format_value(r.published),
-           opt(r.twin_ratio), opt(r.published_ratio), r.point_id});
+           ratio(r.twin_ratio), ratio(r.published_ratio), r.point_id});
   }
   fmt::print("published ({}) beside the twin, {} / {}\n{}\n", o.reference_file, mid, wid,
              t.render({2, 3, 4, 5}));
@@ -54,30 +51,26 @@ void print_summary(const app::RunOutcome& o) {
   fmt::print("racktwin {} (commit {}): scenario '{}', seed {}, {} points simulated\n", kVersion,
              kGitCommit, o.scenario_name, o.seed, o.results.size());
   fmt::print("{}\n\n", o.efficiency_note);
-  const std::string& baseline = o.systems.front();
-  for (const auto& wid : o.workload_ids) {
-    for (const auto& mid : o.models) {
-      Table t({"system", "peak tok/s/XPU", "best layout", "peak tok/s per rated kW",
-               "x " + baseline, "peak tok/s per all-in MW", "min TBT ms", "min E2E s",
-               "x " + baseline, "TTFT s at min E2E"});
-      const auto base_it = o.summary.find({wid, mid, baseline});
-      const sim::SweepSummary* base = base_it != o.summary.end() ? &base_it->second : nullptr;
-      for (const auto& sid : o.systems) {
-        auto it = o.summary.find({wid, mid, sid});
-        if (it == o.summary.end() || it->second.points == 0) {
-          t.add({sid, "no layout fits"});
-          continue;
-        }
-        const sim::SweepSummary& r = it->second;
-        t.add({sid, fmt_num(r.peak_tps), r.best_layout, fmt_num(r.peak_rated_kw),
-               base ? ratio(r.peak_rated_kw, base->peak_rated_kw) : "-",
-               fmt_num(r.peak_allin_mw) + (r.allin_computed ? " (computed)" : ""),
-               fmt_num(r.min_tbt * 1e3, 2), fmt_num(r.min_e2e, 2),
-               base ? ratio(r.min_e2e, base->min_e2e) : "-", fmt_num(r.ttft_at_min_e2e, 3)});
+  const std::string x = "x " + o.systems.front();
+  for (std::size_t i = 0; i < o.rows.size(); i += o.systems.size()) {
+    Table t({"system", "peak tok/s/XPU", "best layout", "peak tok/s per rated kW", x,
+             "peak tok/s per all-in MW", "min TBT ms", "min E2E s", x, "TTFT s at min E2E"});
+    for (std::size_t k = i; k < i + o.systems.size(); ++k) {
+      const app::SummaryRow& r = o.rows[k];
+      if (!r.best) {
+        t.add({r.system, "no layout fits"});
+        continue;
       }
-      fmt::print("{} / {}\n{}\n", mid, wid, t.render({1, 3, 4, 5, 6, 7, 8, 9}));
-      print_published(o, wid, mid);
+      const sim::SweepSummary& b = *r.best;
+      t.add({r.system, fmt_num(b.peak_tps), b.best_layout, fmt_num(b.peak_rated_kw),
+             ratio(r.rated_kw_ratio),
+             fmt_num(b.peak_allin_mw) + (b.allin_computed ? " (computed)" : ""),
+             fmt_num(b.min_tbt * 1e3, 2), fmt_num(b.min_e2e, 2), ratio(r.min_e2e_ratio),
+             fmt_num(b.ttft_at_min_e2e, 3)});
     }
+    fmt::print("{} / {}\n{}\n", o.rows[i].model, o.rows[i].workload,
+               t.render({1, 3, 4, 5, 6, 7, 8, 9}));
+    print_published(o, o.rows[i].workload, o.rows[i].model);
   }
   if (o.failed_points > 0)
     fmt::print("{} points could not run (see --json for each reason)\n", o.failed_points);
@@ -96,17 +89,13 @@ int run_scenario(const Catalog& cat, RunArgs a) {
   auto o = app::run_scenario(cat, a.request, hooks);
   bar.clear();
   if (!o) {
-    if (!o.error().diagnostics.empty()) {
-      print_diagnostics(o.error().diagnostics, o.error().file);
-    } else {
-      fmt::print(stderr, "racktwin run: {}\n", o.error().message);
-      if (o.error().run_id)
-        fmt::print(stderr,
-                   "racktwin run: the points simulated so far are kept in run {}; the same "
-                   "command resumes it\n",
-                   *o.error().run_id);
-    }
-    return o.error().kind == app::RunError::Kind::input ? kExitInput : kExitRuntime;
+    const int code = print_failure(o.error(), "run");
+    if (o.error().run_id)
+      fmt::print(stderr,
+                 "racktwin run: the points simulated so far are kept in run {}; the same "
+                 "command resumes it\n",
+                 *o.error().run_id);
+    return code;
   }
   if (o->resumed > 0 && !a.quiet)
     fmt::print(stderr, "racktwin: {} points simulated now, {} taken from the interrupted run\n",

@@ -155,16 +155,10 @@ int compare_runs(const RunsArgs& a) {
       fmt::print("  only in run {}: {} {} {} = {}\n", c.b.id, x.entry_kind, x.entry_id, x.field,
                  x.value);
   }
-  int both = 0, only_a = 0, only_b = 0;
-  for (const auto& p : c.points) {
-    both += p.index_a && p.index_b ? 1 : 0;
-    only_a += p.index_a && !p.index_b ? 1 : 0;
-    only_b += !p.index_a && p.index_b ? 1 : 0;
-  }
   fmt::print(
       "\nResults: {} points in both runs, {} only in run {}, {} only in run {}; {} differ in at "
       "least one metric\n",
-      both, only_a, c.a.id, only_b, c.b.id, c.differing_points);
+      c.in_both, c.only_in_a, c.a.id, c.only_in_b, c.b.id, c.differing_points);
   std::vector<std::string> header{"point"};
   for (const auto& [name, label] : kHeadline) {
     header.push_back(label + " " + std::to_string(c.a.id));

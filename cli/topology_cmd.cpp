@@ -200,11 +200,9 @@ void add_topology_command(CLI::App& app, Commands& out) {
   auto* cmd = app.add_subcommand(
       "topology",
       "The physical twin of a system: parts, links, bandwidth and power (--summary, the default), "
-      "its "
-      "GraphViz graph (--dot), and what failing a part takes out (--fail PART).\nPart names look "
-      "like "
-      "rack3, rack3/vindaloo5, rack3/vindaloo5/xpu2, rack3/chana2, rack3/feed, hostrack3/katsu5, "
-      "domain0/spine1, scaleout; '--parts' lists every one.");
+      "its GraphViz graph (--dot), and what failing a part takes out (--fail PART).\nPart names "
+      "look like rack3, rack3/vindaloo5, rack3/vindaloo5/xpu2, rack3/chana2, rack3/feed, "
+      "hostrack3/katsu5, domain0/spine1, scaleout; '--parts' lists every one.");
   cmd->add_option("SYSTEM", args->request.system, "Catalog system id (see 'racktwin catalog list')")
       ->required();
   cmd->add_option("--domains", args->request.domains,

@@ -124,6 +124,7 @@ Comparison compare(const StoredRun& a, const StoredRun& b) {
       if (md.a || md.b) d.metrics.push_back(md);
     }
     c.differing_points += d.differs() ? 1 : 0;
+    (pa && pb ? c.in_both : pa ? c.only_in_a : c.only_in_b) += 1;
     c.points.push_back(std::move(d));
   };
   for (const auto& p : a.points) {

@@ -41,6 +41,7 @@ struct Comparison {
   std::vector<Assumption> assumptions_only_a, assumptions_only_b;
   std::vector<PointDiff> points;  // matched points in the first run's order, then the second's
   int differing_points = 0;
+  int in_both = 0, only_in_a = 0, only_in_b = 0;  // points matched, and those of one run only
 };
 
 Comparison compare(const StoredRun& a, const StoredRun& b);
