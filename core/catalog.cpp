@@ -7,20 +7,16 @@
 namespace racktwin {
 
 namespace {
-constexpr EnumNames<ComputeClass, 3> kComputeClasses{
-    {{ComputeClass::fp4, "fp4"}, {ComputeClass::fp8, "fp8"}, {ComputeClass::bf16, "bf16"}}};
-constexpr EnumNames<HostPlacement, 3> kHostPlacements{
-    {{HostPlacement::separate_rack, "separate_rack"},
-     {HostPlacement::in_compute_tray, "in_compute_tray"},
-     {HostPlacement::in_server, "in_server"}}};
+constexpr EnumWords<ComputeClass, 3> kComputeClasses{"fp4,fp8,bf16"};
+constexpr EnumWords<HostPlacement, 3> kHostPlacements{"separate_rack,in_compute_tray,in_server"};
 }  // namespace
 
 std::string to_string(ComputeClass c) {
-  return std::string(enum_name(c, kComputeClasses));
+  return std::string(kComputeClasses.name(c));
 }
 
 std::optional<ComputeClass> compute_class_from_string(std::string_view s) {
-  return enum_from_name(s, kComputeClasses);
+  return kComputeClasses.parse(s);
 }
 
 std::string to_string(ScaleUpTopology t) {
@@ -28,7 +24,7 @@ std::string to_string(ScaleUpTopology t) {
 }
 
 std::string to_string(HostPlacement p) {
-  return std::string(enum_name(p, kHostPlacements));
+  return std::string(kHostPlacements.name(p));
 }
 
 std::string to_string(AttentionKind k) {

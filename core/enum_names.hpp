@@ -1,41 +1,46 @@
 #pragma once
-// The words of an enumeration, as one table per enum: to_string, parsing and the list of words all
-// read it, so a new enumerator is one entry.
+// The words of an enumeration, as one comma-separated list per enum in declaration order:
+// to_string, parsing and the list of words all read it, so a new enumerator is one word.
 //
-// Contract: constexpr lookups over a fixed table; a value missing from its table prints as "?",
-// a word missing parses to nullopt.
+// Contract: the enum's values are 0, 1, ... N-1 in declaration order (plain `enum class` without
+// initialisers); the list must hold exactly N words, or the program does not compile. A value
+// outside the list prints as "?"; a word not in it parses to nullopt.
 
 #include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace racktwin {
 
 template <class E, std::size_t N>
-using EnumNames = std::array<std::pair<E, std::string_view>, N>;
+class EnumWords {
+ public:
+  consteval explicit EnumWords(std::string_view list) {
+    std::size_t at = 0, n = 0;
+    for (std::size_t i = 0; i <= list.size(); ++i) {
+      if (i < list.size() && list[i] != ',') continue;
+      if (n >= N) throw "more words than enumerators";  // not a constant expression: no compile
+      words_[n++] = list.substr(at, i - at);
+      at = i + 1;
+    }
+    if (n != N) throw "fewer words than enumerators";
+  }
+  constexpr std::string_view name(E e) const {
+    const auto i = static_cast<std::size_t>(e);
+    return i < N ? words_[i] : std::string_view("?");
+  }
+  constexpr std::optional<E> parse(std::string_view s) const {
+    for (std::size_t i = 0; i < N; ++i)
+      if (words_[i] == s) return static_cast<E>(i);
+    return std::nullopt;
+  }
+  std::vector<std::string> all() const { return {words_.begin(), words_.end()}; }
 
-template <class E, std::size_t N>
-constexpr std::string_view enum_name(E e, const EnumNames<E, N>& names) {
-  for (const auto& [v, name] : names)
-    if (v == e) return name;
-  return "?";
-}
-
-template <class E, std::size_t N>
-constexpr std::optional<E> enum_from_name(std::string_view s, const EnumNames<E, N>& names) {
-  for (const auto& [v, name] : names)
-    if (name == s) return v;
-  return std::nullopt;
-}
-
-template <class E, std::size_t N>
-std::vector<std::string> enum_words(const EnumNames<E, N>& names) {
-  std::vector<std::string> out;
-  for (const auto& [v, name] : names) out.emplace_back(name);
-  return out;
-}
+ private:
+  std::array<std::string_view, N> words_{};
+};
 
 }  // namespace racktwin

@@ -7,23 +7,20 @@
 namespace racktwin {
 
 namespace {
-constexpr EnumNames<RouterPolicy, 4> kRouters{
-    {{RouterPolicy::least_outstanding, "least_outstanding"},
-     {RouterPolicy::round_robin, "round_robin"},
-     {RouterPolicy::session_affinity, "session_affinity"},
-     {RouterPolicy::prefix_aware, "prefix_aware"}}};
+constexpr EnumWords<RouterPolicy, 4> kRouters{
+    "least_outstanding,round_robin,session_affinity,prefix_aware"};
 }  // namespace
 
 std::string router_name(RouterPolicy p) {
-  return std::string(enum_name(p, kRouters));
+  return std::string(kRouters.name(p));
 }
 
 std::optional<RouterPolicy> router_from_name(std::string_view s) {
-  return enum_from_name(s, kRouters);
+  return kRouters.parse(s);
 }
 
 std::vector<std::string> router_names() {
-  return enum_words(kRouters);
+  return kRouters.all();
 }
 
 double default_mtp_acceptance(int draft_tokens) {

@@ -8,14 +8,11 @@
 namespace racktwin::db {
 
 namespace {
-constexpr EnumNames<WorkloadKind, 4> kArrivals{{{WorkloadKind::inferencex, "closed_loop"},
-                                                {WorkloadKind::poisson, "poisson"},
-                                                {WorkloadKind::trace, "trace"},
-                                                {WorkloadKind::agentic, "agentic"}}};
+constexpr EnumWords<WorkloadKind, 4> kArrivals{"closed_loop,poisson,trace,agentic"};
 }  // namespace
 
 std::string arrivals_name(WorkloadKind k) {
-  return std::string(enum_name(k, kArrivals));
+  return std::string(kArrivals.name(k));
 }
 
 std::string PointKey::label() const {

@@ -11,32 +11,19 @@
 namespace racktwin::topology {
 
 namespace {
-constexpr EnumNames<PartKind, 11> kPartKinds{{{PartKind::xpu, "xpu"},
-                                              {PartKind::compute_tray, "compute_tray"},
-                                              {PartKind::switch_tray, "switch_tray"},
-                                              {PartKind::onboard_switch, "onboard_switch"},
-                                              {PartKind::host, "host"},
-                                              {PartKind::compute_rack, "compute_rack"},
-                                              {PartKind::host_rack, "host_rack"},
-                                              {PartKind::rack_pair, "rack_pair"},
-                                              {PartKind::power_feed, "power_feed"},
-                                              {PartKind::spine, "spine"},
-                                              {PartKind::scale_out, "scale_out"}}};
-constexpr EnumNames<LinkKind, 7> kLinkKinds{{{LinkKind::contains, "contains"},
-                                             {LinkKind::powers, "powers"},
-                                             {LinkKind::hosts, "hosts"},
-                                             {LinkKind::scale_up, "scale_up"},
-                                             {LinkKind::uplink, "uplink"},
-                                             {LinkKind::scale_out, "scale_out"},
-                                             {LinkKind::host_link, "host_link"}}};
+constexpr EnumWords<PartKind, 11> kPartKinds{
+    "xpu,compute_tray,switch_tray,onboard_switch,host,compute_rack,host_rack,rack_pair,power_feed,"
+    "spine,scale_out"};
+constexpr EnumWords<LinkKind, 7> kLinkKinds{
+    "contains,powers,hosts,scale_up,uplink,scale_out,host_link"};
 }  // namespace
 
 std::string to_string(PartKind k) {
-  return std::string(enum_name(k, kPartKinds));
+  return std::string(kPartKinds.name(k));
 }
 
 std::string to_string(LinkKind k) {
-  return std::string(enum_name(k, kLinkKinds));
+  return std::string(kLinkKinds.name(k));
 }
 
 bool is_support(LinkKind k) {

@@ -18,20 +18,16 @@
 namespace racktwin::topology {
 
 namespace {
-constexpr EnumNames<Effect, 4> kEffects{{{Effect::none, "none"},
-                                         {Effect::slowed, "slowed"},
-                                         {Effect::cut_off, "cut off"},
-                                         {Effect::lost, "lost"}}};
-constexpr EnumNames<Scope, 3> kScopes{
-    {{Scope::tray, "tray"}, {Scope::rack, "rack"}, {Scope::domain, "domain"}}};
+constexpr EnumWords<Effect, 4> kEffects{"none,slowed,cut off,lost"};
+constexpr EnumWords<Scope, 3> kScopes{"tray,rack,domain"};
 }  // namespace
 
 std::string to_string(Effect e) {
-  return std::string(enum_name(e, kEffects));
+  return std::string(kEffects.name(e));
 }
 
 std::string to_string(Scope s) {
-  return std::string(enum_name(s, kScopes));
+  return std::string(kScopes.name(s));
 }
 
 namespace {
