@@ -11,7 +11,7 @@ PACKAGES=(
   libyaml-cpp-dev libfmt-dev libcli11-dev nlohmann-json3-dev libboost-graph-dev libsimgrid-dev
   libgtest-dev libbenchmark-dev
   libsqlitecpp-dev qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev fonts-dejavu-core
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin sqlite3
 )
 
 ensure_packages() {
