@@ -1,9 +1,8 @@
 #include "app/plots.hpp"
 
-#include <QChart>
-
 #include <unistd.h>
 
+#include <QChart>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,17 +13,6 @@
 namespace racktwin::app {
 namespace fs = std::filesystem;
 
-namespace {
-
-Failure plot_failure(Failure::Kind kind, std::string message) {
-  Failure f;
-  f.kind = kind;
-  f.message = std::move(message);
-  return f;
-}
-
-}  // namespace
-
 std::expected<PlotOutcome, Failure> render_plots(const Catalog& cat, const db::Store& store,
                                                  std::int64_t run, const PlotRequest& rq) {
   PlotOutcome out;
@@ -32,10 +20,7 @@ std::expected<PlotOutcome, Failure> render_plots(const Catalog& cat, const db::S
   if (!rq.points_file.empty()) {
     auto p = load_points_file(rq.points_file, cat);
     if (!p) {
-      Failure f = plot_failure(Failure::Kind::input, "");
-      f.diagnostics = p.error();
-      f.file = rq.points_file;
-      return std::unexpected(f);
+      return std::unexpected(Failure::input(p.error(), rq.points_file));
     }
     for (const auto& r : p->rejected)
       out.rejected_points.insert(out.rejected_points.end(), r.problems.begin(), r.problems.end());
@@ -45,18 +30,18 @@ std::expected<PlotOutcome, Failure> render_plots(const Catalog& cat, const db::S
   fs::create_directories(rq.dir, ec);
   if (ec)
     return std::unexpected(
-        plot_failure(Failure::Kind::runtime, "cannot create " + rq.dir + ": " + ec.message()));
+        Failure::of(Failure::Kind::runtime, "cannot create " + rq.dir + ": " + ec.message()));
   const auto data = store.load(run, {.percentiles = true, .timeseries = false});
   if (!data)
-    return std::unexpected(plot_failure(Failure::Kind::input, "no run " + std::to_string(run)));
+    return std::unexpected(Failure::of(Failure::Kind::input, "no run " + std::to_string(run)));
   for (auto& c : charts::run_charts(*data, published)) {
     auto written = charts::save_chart(std::move(c.chart), (fs::path(rq.dir) / c.name).string(),
                                       rq.formats, rq.size);
-    if (!written) return std::unexpected(plot_failure(Failure::Kind::runtime, written.error()));
+    if (!written) return std::unexpected(Failure::of(Failure::Kind::runtime, written.error()));
     out.files.insert(out.files.end(), written->begin(), written->end());
   }
   if (out.files.empty())
-    return std::unexpected(plot_failure(
+    return std::unexpected(Failure::of(
         Failure::Kind::input, "run " + std::to_string(run) +
                                   " has no simulated point to chart (state: " + data->info.state() +
                                   ")"));

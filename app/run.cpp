@@ -17,17 +17,8 @@
 namespace racktwin::app {
 namespace {
 
-RunError input_error(Diagnostics d, std::string file) {
-  RunError e;
-  e.kind = RunError::Kind::input;
-  e.diagnostics = std::move(d);
-  e.file = std::move(file);
-  return e;
-}
-
 RunError runtime_error(std::string message, std::optional<std::int64_t> run = std::nullopt) {
-  RunError e;
-  e.message = std::move(message);
+  RunError e = RunError::of(RunError::Kind::runtime, std::move(message));
   e.run_id = run;
   return e;
 }
@@ -139,11 +130,11 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
                                                const RunHooks& hooks) {
   const auto start = std::chrono::steady_clock::now();
   auto sc = load_scenario_file(rq.scenario_file, cat);
-  if (!sc) return std::unexpected(input_error(sc.error(), rq.scenario_file));
+  if (!sc) return std::unexpected(RunError::input(sc.error(), rq.scenario_file));
   std::optional<PointsFile> reference;
   if (sc->reference) {
     auto pf = load_points_file(*sc->reference, cat);
-    if (!pf) return std::unexpected(input_error(pf.error(), *sc->reference));
+    if (!pf) return std::unexpected(RunError::input(pf.error(), *sc->reference));
     reference = std::move(*pf);
   }
   RunOutcome out;
@@ -152,16 +143,12 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
   so.seed = out.seed;
   auto specs = sim::build_sweep(cat, *sc, so);
   if (!specs) {
-    RunError e = runtime_error(specs.error());
-    e.kind = RunError::Kind::input;
-    return std::unexpected(e);
+    return std::unexpected(RunError::of(RunError::Kind::input, specs.error()));
   }
   out.db_path = db_path(rq.db, sc->output.db);
   auto store = db::Store::open(out.db_path, db::Store::Mode::create);
   if (!store) {
-    RunError e = runtime_error(store.error());
-    e.kind = RunError::Kind::input;
-    return std::unexpected(e);
+    return std::unexpected(RunError::of(RunError::Kind::input, store.error()));
   }
   const db::RunInfo info = run_info(cat, *sc, rq, out.seed, *specs);
   std::set<std::int64_t> done;

@@ -91,6 +91,13 @@ struct RunError {
   Diagnostics diagnostics;             // input errors of a file
   std::string file;                    // the file the diagnostics are about
   std::optional<std::int64_t> run_id;  // the stored run, when it got that far
+
+  static RunError input(Diagnostics d, std::string file) {
+    return {Kind::input, {}, std::move(d), std::move(file), std::nullopt};
+  }
+  static RunError of(Kind kind, std::string message) {
+    return {kind, std::move(message), {}, {}, std::nullopt};
+  }
 };
 
 // The failure of any use case: an input error (with its diagnostics when a file is at fault) or a

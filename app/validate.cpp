@@ -14,25 +14,10 @@
 namespace racktwin::app {
 namespace {
 
-Failure input_failure(Diagnostics d, std::string file) {
-  Failure f;
-  f.kind = Failure::Kind::input;
-  f.diagnostics = std::move(d);
-  f.file = std::move(file);
-  return f;
-}
-
-Failure failure(Failure::Kind kind, std::string message) {
-  Failure f;
-  f.kind = kind;
-  f.message = std::move(message);
-  return f;
-}
-
 std::expected<std::shared_ptr<const PointsFile>, Failure> load_points(const Catalog& cat,
                                                                       const std::string& file) {
   auto pf = load_points_file(file, cat);
-  if (!pf) return std::unexpected(input_failure(pf.error(), file));
+  if (!pf) return std::unexpected(Failure::input(pf.error(), file));
   return std::make_shared<const PointsFile>(std::move(*pf));
 }
 
@@ -97,7 +82,7 @@ std::expected<Validation, Failure> validate_points(const Catalog& cat, const Val
   v.seed = opt.seed;
   const auto plan = calib::plan_predictions(cat, v.points->points, opt);
   auto results = simulate_in_workers(cat, plan.specs, rq.job);
-  if (!results) return std::unexpected(failure(Failure::Kind::runtime, results.error()));
+  if (!results) return std::unexpected(Failure::of(Failure::Kind::runtime, results.error()));
   v.predictions = calib::predictions(v.points->points, plan, *results);
   v.summary = calib::summarise_errors(v.predictions);
   for (const auto& q : v.points->points)
@@ -154,7 +139,7 @@ std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
     Diagnostics all;
     for (const auto& r : (*pf)->rejected)
       all.insert(all.end(), r.problems.begin(), r.problems.end());
-    return std::unexpected(input_failure(all, rq.points_file));
+    return std::unexpected(Failure::input(all, rq.points_file));
   }
   calib::FitOptions opt;
   opt.systems = rq.systems;
@@ -167,7 +152,7 @@ std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
   opt.predict.replica_xpus = rq.replica_xpus;
   opt.progress = rq.progress;
   auto fit = calib::calibrate(cat, (*pf)->points, opt);
-  if (!fit) return std::unexpected(failure(Failure::Kind::input, fit.error()));
+  if (!fit) return std::unexpected(Failure::of(Failure::Kind::input, fit.error()));
 
   Calibration c;
   c.points = *pf;
@@ -190,12 +175,12 @@ std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
   if (c.written.empty()) {
     if (cat.files.empty())
       return std::unexpected(
-          failure(Failure::Kind::input, "no catalog directory; give --out FILE"));
+          Failure::of(Failure::Kind::input, "no catalog directory; give --out FILE"));
     c.written =
         (std::filesystem::path(cat.files.front()).parent_path() / "calibration.yaml").string();
   }
   if (auto w = write_atomically(c.written, calib::calibration_yaml(c.file)); !w)
-    return std::unexpected(failure(Failure::Kind::runtime, w.error()));
+    return std::unexpected(Failure::of(Failure::Kind::runtime, w.error()));
   return c;
 }
 
