@@ -58,13 +58,17 @@ std::expected<void, std::string> write_atomically(const std::string& path,
 
 }  // namespace
 
+std::string efficiency_origins(const std::map<std::string, std::string>& origins) {
+  std::string out;
+  for (const auto& [s, o] : origins) out += (out.empty() ? "" : ", ") + s + " " + o;
+  return out;
+}
+
 std::string efficiency_origins(const Catalog& cat, const std::vector<ReferencePoint>& points) {
   std::map<std::string, std::string> origin;
   for (const auto& p : points)
     if (auto c = cat.efficiency_for(p.system)) origin[p.system] = c->origin;
-  std::string out;
-  for (const auto& [s, o] : origin) out += (out.empty() ? "" : ", ") + s + " " + o;
-  return out;
+  return efficiency_origins(origin);
 }
 
 int Validation::exit_code() const {

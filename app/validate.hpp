@@ -72,5 +72,6 @@ std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
 
 // Where the efficiencies of the points' systems come from: "system origin, ...".
 std::string efficiency_origins(const Catalog& cat, const std::vector<ReferencePoint>& points);
+std::string efficiency_origins(const std::map<std::string, std::string>& origins);
 
 }  // namespace racktwin::app

@@ -447,4 +447,17 @@ std::expected<Formats, std::string> parse_formats(const std::string& text) {
   return f;
 }
 
+void ensure_offscreen_app(std::function<void(const std::string&)> on_error) {
+  static std::function<void(const std::string&)> sink;
+  sink = std::move(on_error);
+  qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
+    if ((type == QtCriticalMsg || type == QtFatalMsg) && sink) sink(msg.toStdString());
+  });
+  static int argc = 1;
+  static char arg0[] = "racktwin";
+  static char* argv[] = {arg0, nullptr};
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  static QApplication app(argc, argv);
+}
+
 }  // namespace racktwin::charts

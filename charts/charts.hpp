@@ -14,6 +14,7 @@
 
 #include <QSize>
 #include <expected>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,6 +65,11 @@ inline constexpr QSize kDefaultSize{1200, 750};
 struct Formats {
   bool png = true, svg = true;
 };
+// The QApplication charts need, created once per process (offscreen unless QT_QPA_PLATFORM names
+// a platform). Qt's own notes are dropped; its errors go to `on_error`. For processes without a
+// GUI of their own (the CLI, tests); a GUI creates its own application instead.
+void ensure_offscreen_app(std::function<void(const std::string&)> on_error);
+
 // "png", "svg" or "png,svg"; the reason for any other word.
 std::expected<Formats, std::string> parse_formats(const std::string& text);
 // Renders a chart offscreen to `stem`.png and/or `stem`.svg, `size` pixels; returns the files

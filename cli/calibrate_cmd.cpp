@@ -67,7 +67,6 @@ int calibrate(const Catalog& cat, app::CalibrateRequest rq) {
   auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
-  if (rq.job.jobs <= 0) rq.job.jobs = default_jobs();
   rq.progress = [&](const std::string& line) {
     fmt::print(stderr, "[{:6.1f} s] {}\n", seconds(), line);
   };

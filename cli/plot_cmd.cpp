@@ -3,8 +3,6 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
-#include <QApplication>
-#include <QChart>
 
 #include "app/plots.hpp"
 #include "charts/charts.hpp"
@@ -24,26 +22,10 @@ struct PlotArgs {
   int height = charts::kDefaultSize.height();
 };
 
-// The Qt application charts need, created once per process, offscreen unless the user chose a
-// platform.
-QApplication& qt_app() {
-  // Qt's own notes (no XDG runtime directory, plugin remarks) are not for racktwin's users; only
-  // its errors are passed on.
-  qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
-    if (type == QtCriticalMsg || type == QtFatalMsg)
-      fmt::print(stderr, "racktwin: Qt: {}\n", msg.toStdString());
-  });
-  static int argc = 1;
-  static char arg0[] = "racktwin";
-  static char* argv[] = {arg0, nullptr};
-  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-  static QApplication app(argc, argv);
-  return app;
-}
-
 int render(const Catalog& cat, const db::Store& store, std::int64_t run, const std::string& dir,
            const std::string& points_file, charts::Formats formats, QSize size, bool quiet) {
-  qt_app();
+  charts::ensure_offscreen_app(
+      [](const std::string& msg) { fmt::print(stderr, "racktwin: Qt: {}\n", msg); });
   auto o = app::render_plots(cat, store, run, {dir, points_file, formats, size});
   if (!o) return print_failure(o.error(), "plot");
   // A point the loader rejects is not drawn; say which and why.

@@ -12,10 +12,6 @@
 
 namespace racktwin::cli {
 
-int default_jobs() {
-  return app::default_jobs();
-}
-
 std::string format_value(double v) {
   const double a = std::fabs(v);
   if (a >= 1000) return fmt::format("{:.0f}", v);
@@ -49,9 +45,7 @@ void print_table(const app::Validation& v) {
                  path, p.point->where.line, p.error);
   fmt::print("racktwin {} (commit {}): {} ({}), seed {}\n", kVersion, kGitCommit, path,
              v.points->hash, v.seed);
-  std::string origins;
-  for (const auto& [s, o] : v.origins) origins += (origins.empty() ? "" : ", ") + s + " " + o;
-  fmt::print("efficiency: {}\n\n", origins);
+  fmt::print("efficiency: {}\n\n", app::efficiency_origins(v.origins));
   Table t({"id", "system", "model", "metric", "published", "predicted", "error %"});
   for (const auto& p : v.predictions) {
     const ReferencePoint& q = *p.point;
@@ -72,7 +66,6 @@ void print_table(const app::Validation& v) {
 }
 
 int validate(const Catalog& cat, ValidateArgs a) {
-  if (a.request.job.jobs <= 0) a.request.job.jobs = default_jobs();
   auto v = app::validate_points(cat, a.request);
   if (!v) return print_failure(v.error(), "validate");
   if (a.json)
