@@ -62,6 +62,35 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EngineParams, max_seqs, max_batched_tokens, f
 }  // namespace sim
 
 namespace app {
+namespace {
+
+// The arrivals as an object tagged by "kind": "closed_loop" {clients}, "open_loop" {rate_req_s},
+// "trace" {file, block_tokens, time_scale, warmup_requests, requests: the count, reread from the
+// file}, "agentic" {clients, workload}.
+nlohmann::json arrivals_to_json(const sim::Arrivals& a) {
+  struct Visitor {
+    nlohmann::json operator()(const sim::ClosedLoop& c) const {
+      return {{"kind", "closed_loop"}, {"clients", c.clients}};
+    }
+    nlohmann::json operator()(const sim::OpenLoop& o) const {
+      return {{"kind", "open_loop"}, {"rate_req_s", o.rate_req_s}};
+    }
+    nlohmann::json operator()(const sim::TraceReplay& t) const {
+      return {{"kind", "trace"},
+              {"file", t.trace.file},
+              {"block_tokens", t.trace.block_tokens},
+              {"time_scale", t.trace.time_scale},
+              {"warmup_requests", t.trace.warmup_requests},
+              {"requests", t.trace.requests ? t.trace.requests->size() : 0}};
+    }
+    nlohmann::json operator()(const sim::Agentic& g) const {
+      return {{"kind", "agentic"}, {"clients", g.clients}, {"workload", g.workload}};
+    }
+  };
+  return std::visit(Visitor{}, a);
+}
+
+}  // namespace
 
 nlohmann::json spec_to_json(const sim::PointSpec& s) {
   nlohmann::json j;
@@ -71,15 +100,7 @@ nlohmann::json spec_to_json(const sim::PointSpec& s) {
   j["precision"] = s.precision;
   j["workload"] = s.workload;
   j["workload_id"] = s.workload_id;
-  j["kind"] = static_cast<int>(s.kind);
-  j["trace"] = {{"file", s.trace.file},
-                {"block_tokens", s.trace.block_tokens},
-                {"time_scale", s.trace.time_scale},
-                {"warmup_requests", s.trace.warmup_requests},
-                {"requests", s.trace.requests ? s.trace.requests->size() : 0}};
-  j["agentic"] = s.agentic;
-  j["concurrency"] = s.concurrency;
-  j["rate"] = s.rate;
+  j["arrivals"] = arrivals_to_json(s.arrivals);
   j["router"] = static_cast<int>(s.router);
   j["replicas"] = s.replicas;
   j["prefill_replicas"] = s.prefill_replicas;
@@ -114,6 +135,27 @@ std::expected<std::shared_ptr<const std::vector<TraceRequest>>, std::string> tra
   return it->second;
 }
 
+std::expected<sim::Arrivals, std::string> arrivals_from_json(const nlohmann::json& j,
+                                                             TraceCache& traces) {
+  const auto kind = j.at("kind").get<std::string>();
+  if (kind == "closed_loop") return sim::ClosedLoop{j.at("clients").get<int>()};
+  if (kind == "open_loop") return sim::OpenLoop{j.at("rate_req_s").get<double>()};
+  if (kind == "agentic")
+    return sim::Agentic{j.at("workload").get<AgenticWorkload>(), j.at("clients").get<int>()};
+  if (kind == "trace") {
+    sim::TraceReplay t;
+    j.at("file").get_to(t.trace.file);
+    j.at("block_tokens").get_to(t.trace.block_tokens);
+    j.at("time_scale").get_to(t.trace.time_scale);
+    j.at("warmup_requests").get_to(t.trace.warmup_requests);
+    auto reqs = trace_of(j, traces);
+    if (!reqs) return std::unexpected(reqs.error());
+    t.trace.requests = *reqs;
+    return t;
+  }
+  return std::unexpected("unknown arrivals kind '" + kind + "'");
+}
+
 }  // namespace
 
 std::expected<sim::PointSpec, std::string> spec_from_json(const nlohmann::json& j,
@@ -130,18 +172,9 @@ std::expected<sim::PointSpec, std::string> spec_from_json(const nlohmann::json& 
     j.at("precision").get_to(s.precision);
     j.at("workload").get_to(s.workload);
     j.at("workload_id").get_to(s.workload_id);
-    s.kind = static_cast<WorkloadKind>(j.at("kind").get<int>());
-    const nlohmann::json& t = j.at("trace");
-    t.at("file").get_to(s.trace.file);
-    t.at("block_tokens").get_to(s.trace.block_tokens);
-    t.at("time_scale").get_to(s.trace.time_scale);
-    t.at("warmup_requests").get_to(s.trace.warmup_requests);
-    auto reqs = trace_of(t, traces);
-    if (!reqs) return std::unexpected(reqs.error());
-    s.trace.requests = *reqs;
-    j.at("agentic").get_to(s.agentic);
-    j.at("concurrency").get_to(s.concurrency);
-    j.at("rate").get_to(s.rate);
+    auto arrivals = arrivals_from_json(j.at("arrivals"), traces);
+    if (!arrivals) return std::unexpected(arrivals.error());
+    s.arrivals = std::move(*arrivals);
     s.router = static_cast<RouterPolicy>(j.at("router").get<int>());
     j.at("replicas").get_to(s.replicas);
     j.at("prefill_replicas").get_to(s.prefill_replicas);

@@ -236,8 +236,8 @@ Json RunOutcome::to_json(bool timeseries) const {
       e.push_back({{"interactivity_tok_s_user", c.interactivity},
                    {"total_tps_per_xpu", c.value},
                    {"layout", results[c.index].spec.layout.label()},
-                   {"concurrency", results[c.index].spec.concurrency},
-                   {"rate_req_s", results[c.index].spec.rate}});
+                   {"concurrency", sim::clients_of(results[c.index].spec.arrivals).value_or(0)},
+                   {"rate_req_s", sim::rate_of(results[c.index].spec.arrivals).value_or(0.0)}});
     envs.push_back({{"system", std::get<0>(key)},
                     {"model", std::get<1>(key)},
                     {"workload", std::get<2>(key)},

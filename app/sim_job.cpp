@@ -39,21 +39,18 @@ namespace {
 // A rough cost of simulating one point, in requests: it orders and groups the points so that the
 // workers finish together. Only the balance depends on it, never a result.
 double cost_estimate(const sim::PointSpec& s) {
-  double requests = 0;
-  switch (s.kind) {
-    case WorkloadKind::inferencex:
-      requests = static_cast<double>(s.concurrency) * s.workload.prompts_per_client;
-      break;
-    case WorkloadKind::poisson:
-      requests = s.workload.requests;
-      break;
-    case WorkloadKind::trace:
-      requests = s.trace.requests ? static_cast<double>(s.trace.requests->size()) : 0.0;
-      break;
-    case WorkloadKind::agentic:
-      requests = static_cast<double>(s.concurrency) * 10.0;
-      break;
-  }
+  struct Requests {
+    const sim::PointSpec& s;
+    double operator()(const sim::ClosedLoop& c) const {
+      return static_cast<double>(c.clients) * s.workload.prompts_per_client;
+    }
+    double operator()(const sim::OpenLoop&) const { return s.workload.requests; }
+    double operator()(const sim::TraceReplay& t) const {
+      return t.trace.requests ? static_cast<double>(t.trace.requests->size()) : 0.0;
+    }
+    double operator()(const sim::Agentic& g) const { return static_cast<double>(g.clients) * 10.0; }
+  };
+  const double requests = std::visit(Requests{s}, s.arrivals);
   // Decode iterations grow with the output length; a fixed part is building the platform.
   return 20.0 + requests * (1.0 + static_cast<double>(s.workload.osl) / 1024.0);
 }

@@ -44,7 +44,7 @@ Figures sweep(const char* system, const char* model, const char* layout, int isl
     p.precision = perf::best_precision(m, s, *cat);
     p.workload.isl = isl;
     p.workload.osl = osl;
-    p.concurrency = c;
+    p.arrivals = sim::ClosedLoop{c};
     p.seed = sim::stream_seed(1, std::to_string(c));
     p.efficiency = cat->efficiency_prior_for(system)->values;
     specs.push_back(p);
@@ -78,9 +78,10 @@ Figures domain() {
   p.model = &m;
   p.layout = *parse_layout("tp8-ep8-dpa");
   p.precision = perf::best_precision(m, s, *cat);
-  p.kind = WorkloadKind::agentic;
-  p.agentic.max_context = 131072;
-  p.concurrency = 2500;
+  sim::Agentic agentic;
+  agentic.clients = 2500;
+  agentic.workload.max_context = 131072;
+  p.arrivals = agentic;
   p.replicas = 256;
   p.router = RouterPolicy::session_affinity;
   p.seed = 3;

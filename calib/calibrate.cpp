@@ -125,8 +125,13 @@ sim::CurveValue curve_of(Metric m) {
                                                   : sim::CurveValue::total_tps_per_xpu;
 }
 
+// The point's closed-loop clients; 0 for arrivals without clients.
+int point_clients(const sim::PointSpec& s) {
+  return sim::clients_of(s.arrivals).value_or(0);
+}
+
 std::string layout_mode(const sim::PointSpec& s) {
-  return s.layout.label() + " " + ServingMode{s.prefill_replicas, s.replicas}.label();
+  return s.layout.label() + " " + sim::serving_mode(s).label();
 }
 
 // The sweep points that decide one reference point under the results: for a peak or minimum, the
@@ -141,8 +146,8 @@ void choose_cut(const ReferencePoint& p, const PredictionPlan::Group& g,
   auto add_near = [&](const std::string& label, int c) {
     for (std::size_t i = g.begin; i < g.end; ++i) {
       const auto& s = results[i].spec;
-      if (layout_mode(s) == label && s.concurrency * 2 >= c && s.concurrency <= 2 * c)
-        cut.insert(i);
+      const int clients = point_clients(s);
+      if (layout_mode(s) == label && clients * 2 >= c && clients <= 2 * c) cut.insert(i);
     }
   };
   if (metric_needs_at(p.metric)) {
@@ -157,7 +162,7 @@ void choose_cut(const ReferencePoint& p, const PredictionPlan::Group& g,
     const std::size_t from = j >= 2 ? j - 2 : 0, to = std::min(env.size(), j + 2);
     for (std::size_t k = from; k < to; ++k) {
       const auto& s = group[env[k].index].spec;
-      add_near(layout_mode(s), s.concurrency);
+      add_near(layout_mode(s), point_clients(s));
     }
     return;
   }
@@ -167,7 +172,8 @@ void choose_cut(const ReferencePoint& p, const PredictionPlan::Group& g,
     if (!v) continue;
     const std::string label = layout_mode(results[i].spec);
     auto it = best.find(label);
-    if (it == best.end() || *v > it->second.first) best[label] = {*v, results[i].spec.concurrency};
+    if (it == best.end() || *v > it->second.first)
+      best[label] = {*v, point_clients(results[i].spec)};
   }
   std::vector<std::pair<std::string, std::pair<double, int>>> order(best.begin(), best.end());
   std::sort(order.begin(), order.end(),

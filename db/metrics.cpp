@@ -36,10 +36,11 @@ PointKey point_key(const sim::PointResult& r) {
   k.workload = s.workload_id;
   k.layout = s.layout.label();
   k.precision = s.precision;
-  k.serving = ServingMode{s.prefill_replicas, s.replicas}.label();
-  k.arrivals = arrivals_name(s.kind);
-  k.concurrency = s.concurrency;
-  k.rate = s.rate;
+  k.serving = sim::serving_mode(s).label();
+  k.arrivals = arrivals_name(sim::kind_of(s.arrivals));
+  // The database keeps 0 where the arrivals have no clients or no rate.
+  k.concurrency = sim::clients_of(s.arrivals).value_or(0);
+  k.rate = sim::rate_of(s.arrivals).value_or(0.0);
   k.replicas = s.replicas;
   return k;
 }

@@ -25,7 +25,7 @@ class FrontEnd {
   void run() {
     if (p_->has_graph)
       replay_graph();
-    else if (p_->spec.kind == WorkloadKind::poisson)
+    else if (std::holds_alternative<OpenLoop>(p_->spec.arrivals))
       open_loop();
     else
       start_clients();
@@ -119,7 +119,7 @@ class FrontEnd {
     ++completed_;
     p_->progress->complete();
     p_->end = std::max(p_->end, r->finish);
-    if (p_->spec.kind == WorkloadKind::inferencex && next_ < n_)
+    if (std::holds_alternative<ClosedLoop>(p_->spec.arrivals) && next_ < n_)
       issue(r->client, r->finish);  // closed loop: the client sends its next prompt at once
     if (p_->has_graph) release_dependents(*r);
   }
@@ -178,7 +178,7 @@ class FrontEnd {
 
   // Closed loop: every client sends its first prompt at time 0 (finish() sends the next ones).
   void start_clients() {
-    const int clients = std::min(p_->spec.concurrency, n_);
+    const int clients = std::min(std::get<ClosedLoop>(p_->spec.arrivals).clients, n_);
     for (int c = 0; c < clients; ++c) issue(c, 0.0);
   }
 

@@ -15,10 +15,11 @@ namespace {
 // The longest request of the point's workload, in tokens: the replica must hold it.
 double min_context_tokens(const PointSpec& s) {
   double min_tokens = static_cast<double>(s.workload.isl + s.workload.osl);
-  if (s.kind == WorkloadKind::agentic) min_tokens = s.agentic.max_context;
-  if (s.kind == WorkloadKind::trace && s.trace.requests) {
+  if (const auto* g = std::get_if<Agentic>(&s.arrivals)) min_tokens = g->workload.max_context;
+  const auto* t = std::get_if<TraceReplay>(&s.arrivals);
+  if (t != nullptr && t->trace.requests) {
     min_tokens = 0;
-    for (const auto& q : *s.trace.requests)
+    for (const auto& q : *t->trace.requests)
       min_tokens = std::max<double>(min_tokens, q.input_length + q.output_length);
   }
   return min_tokens;
@@ -27,7 +28,7 @@ double min_context_tokens(const PointSpec& s) {
 // What the point asks of the system's serving stack (disaggregation, speculative decoding), and
 // the speculation it decodes with: drafted tokens per step and the mean tokens a step emits.
 std::expected<perf::Speculation, std::string> serving_features(const PointSpec& s) {
-  if (s.prefill_replicas > 0 && !s.system->serving.disaggregation)
+  if (s.prefill_replicas && !s.system->serving.disaggregation)
     return std::unexpected(s.system->id + "'s serving stack (" + s.system->serving.engine +
                            ") has no prefill/decode disaggregation");
   perf::Speculation spec;
@@ -45,10 +46,12 @@ std::expected<perf::Speculation, std::string> serving_features(const PointSpec& 
 // (trace replay, agentic sessions) whose requests move into `requests`.
 void make_requests(Point& p) {
   const PointSpec& s = p.spec;
-  if (s.kind == WorkloadKind::trace || s.kind == WorkloadKind::agentic) {
-    p.graph = s.kind == WorkloadKind::trace
-                  ? trace_graph(s.trace)
-                  : agentic_graph(s.agentic, s.concurrency, stream_seed(s.seed, "workload"));
+  const auto* t = std::get_if<TraceReplay>(&s.arrivals);
+  const auto* g = std::get_if<Agentic>(&s.arrivals);
+  if (t != nullptr || g != nullptr) {
+    p.graph = t != nullptr
+                  ? trace_graph(t->trace)
+                  : agentic_graph(g->workload, g->clients, stream_seed(s.seed, "workload"));
     p.has_graph = true;
     p.requests = std::move(p.graph.requests);
     // A waiting request's arrival comes from its predecessors (its own release time counts only
@@ -57,10 +60,11 @@ void make_requests(Point& p) {
     for (std::size_t k = 0; k < p.ready.size(); ++k)
       p.ready[k] = p.graph.pending[k] > 0 ? 0.0 : p.graph.release[k];
   } else {
-    p.requests =
-        s.kind == WorkloadKind::poisson
-            ? poisson_requests(s.workload, s.rate, stream_seed(s.seed, "workload"))
-            : inferencex_requests(s.workload, s.concurrency, stream_seed(s.seed, "workload"));
+    const auto* o = std::get_if<OpenLoop>(&s.arrivals);
+    p.requests = o != nullptr
+                     ? poisson_requests(s.workload, o->rate_req_s, stream_seed(s.seed, "workload"))
+                     : inferencex_requests(s.workload, std::get<ClosedLoop>(s.arrivals).clients,
+                                           stream_seed(s.seed, "workload"));
   }
 }
 
@@ -68,7 +72,7 @@ void make_requests(Point& p) {
 // the points of that shape), and the sizes that follow from it. Fails when they cannot be placed.
 std::expected<void, std::string> place(Point& p, Deployments& deployments, PointResult& result) {
   const PointSpec& s = p.spec;
-  const int total = s.replicas + s.prefill_replicas;
+  const int total = s.replicas + s.prefill_replicas.value_or(0);
   auto& placed = deployments[{s.system->id, s.layout.xpus(), total}];
   if (!placed) {
     auto d = deploy(*s.system, s.layout.xpus(), total);
@@ -76,7 +80,7 @@ std::expected<void, std::string> place(Point& p, Deployments& deployments, Point
     placed = std::make_shared<const Deployment>(std::move(*d));
   }
   p.deployment = placed;
-  p.prefill = s.prefill_replicas;
+  p.prefill = s.prefill_replicas.value_or(0);
   p.total = total;
   // One copy of a sequence's KV: GQA shards its KV heads over the TP ranks (replicating them
   // when there are fewer heads than ranks); an MLA latent is whole on a rank; stages split
@@ -160,7 +164,7 @@ void build_engines(Point& p, const SimOptions& options, const perf::Speculation&
   ep.tokens_per_step = spec.acceptance;
   for (int k = 0; k < p.total; ++k) {
     EngineParams role = ep;
-    role.prefill_only = k < s.prefill_replicas;
+    role.prefill_only = k < s.prefill_replicas.value_or(0);
     p.engines.push_back(std::make_unique<ReplicaEngine>(*p.model, p.kv_capacity, role));
   }
   p.block_bytes = p.kv_bytes_per_token * ep.block_tokens;
@@ -198,7 +202,7 @@ std::expected<std::unique_ptr<Point>, std::string> prepare_point(const Catalog& 
   p->kv_capacity = plan.kv_tokens;
   make_requests(*p);
   if (auto placed = place(*p, deployments, result); !placed) return std::unexpected(placed.error());
-  if (!s.failures.empty() && s.prefill_replicas > 0)
+  if (!s.failures.empty() && s.prefill_replicas)
     return std::unexpected("failures with disaggregated serving are not simulated yet");
   if (auto failures = plan_failures(catalog, *p, *spec); !failures)
     return std::unexpected("failure: " + failures.error());
@@ -220,7 +224,7 @@ Points prepare(const Catalog& catalog, const std::vector<PointSpec>& specs,
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const PointSpec& s = specs[i];
     results[i].spec = s;
-    results[i].xpus = s.layout.xpus() * (s.replicas + s.prefill_replicas);
+    results[i].xpus = s.layout.xpus() * (s.replicas + s.prefill_replicas.value_or(0));
     auto p = prepare_point(catalog, s, options, deployments, results[i]);
     if (!p) {
       results[i].error = p.error();

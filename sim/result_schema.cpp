@@ -41,13 +41,13 @@ void set_stat(PointResult& r, double v) {
 
 // The workload's fixed lengths, for exports that compare runs of different workloads.
 double fixed_isl(const PointResult& r) {
-  const bool fixed =
-      r.spec.kind == WorkloadKind::inferencex || r.spec.kind == WorkloadKind::poisson;
+  const bool fixed = std::holds_alternative<ClosedLoop>(r.spec.arrivals) ||
+                     std::holds_alternative<OpenLoop>(r.spec.arrivals);
   return fixed ? r.spec.workload.isl : 0;
 }
 double fixed_osl(const PointResult& r) {
-  const bool fixed =
-      r.spec.kind == WorkloadKind::inferencex || r.spec.kind == WorkloadKind::poisson;
+  const bool fixed = std::holds_alternative<ClosedLoop>(r.spec.arrivals) ||
+                     std::holds_alternative<OpenLoop>(r.spec.arrivals);
   return fixed ? r.spec.workload.osl : 0;
 }
 

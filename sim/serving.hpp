@@ -16,8 +16,10 @@
 #include <cstdint>
 #include <expected>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/catalog.hpp"
@@ -28,22 +30,61 @@
 
 namespace racktwin::sim {
 
+// How a point's requests arrive, and the load they put on it: one alternative per WorkloadKind.
+//
+// InferenceX fixed-length requests (lengths from PointSpec::workload) from `clients` closed-loop
+// clients: each client sends its next prompt as soon as its previous one finished.
+struct ClosedLoop {
+  int clients = 1;  // >= 1
+};
+// InferenceX fixed-length requests arriving as a Poisson process.
+struct OpenLoop {
+  double rate_req_s = 0;  // mean arrival rate, requests per second; > 0
+};
+// A Mooncake trace replayed at its own timestamps (scaled by the trace's time_scale).
+struct TraceReplay {
+  TraceWorkload trace;
+};
+// Synthetic agentic sessions from `clients` concurrent users, each starting its next session when
+// the previous one finished.
+struct Agentic {
+  AgenticWorkload workload;
+  int clients = 1;  // >= 1
+};
+using Arrivals = std::variant<ClosedLoop, OpenLoop, TraceReplay, Agentic>;
+
+// The workload kind an arrival process belongs to.
+inline WorkloadKind kind_of(const Arrivals& a) {
+  constexpr WorkloadKind kinds[] = {WorkloadKind::inferencex, WorkloadKind::poisson,
+                                    WorkloadKind::trace, WorkloadKind::agentic};
+  static_assert(std::size(kinds) == std::variant_size_v<Arrivals>);
+  return kinds[a.index()];
+}
+// Concurrent clients of a closed loop (ClosedLoop, Agentic); none for open loop and trace replay.
+inline std::optional<int> clients_of(const Arrivals& a) {
+  if (const auto* c = std::get_if<ClosedLoop>(&a)) return c->clients;
+  if (const auto* g = std::get_if<Agentic>(&a)) return g->clients;
+  return std::nullopt;
+}
+// Arrival rate of an open loop, requests per second; none for the others.
+inline std::optional<double> rate_of(const Arrivals& a) {
+  if (const auto* o = std::get_if<OpenLoop>(&a)) return o->rate_req_s;
+  return std::nullopt;
+}
+
 struct PointSpec {
   const System* system = nullptr;
   const Model* model = nullptr;
   Layout layout;
   std::string precision;
-  InferenceXWorkload workload;
+  InferenceXWorkload workload;  // lengths, MTP and precision of every kind; arrivals in `arrivals`
   std::string workload_id;
-  WorkloadKind kind = WorkloadKind::inferencex;
-  TraceWorkload trace;      // kind: trace
-  AgenticWorkload agentic;  // kind: agentic
-  int concurrency = 1;      // closed loop: clients
-  double rate = 0;          // open loop: requests per second
+  Arrivals arrivals = ClosedLoop{};
   RouterPolicy router = RouterPolicy::least_outstanding;
-  int replicas = 1;          // aggregated: replicas; disaggregated: replicas of the decode pool
-  int prefill_replicas = 0;  // disaggregated serving: replicas of the prefill pool; 0 = aggregated
-  double host_offload = 0;   // share of each host DRAM pool holding KV evicted from HBM; 0 = none
+  int replicas = 1;  // aggregated: replicas; disaggregated: replicas of the decode pool
+  // Disaggregated serving: replicas of the prefill pool (>= 1); none = aggregated.
+  std::optional<int> prefill_replicas;
+  double host_offload = 0;  // share of each host DRAM pool holding KV evicted from HBM; 0 = none
   std::vector<FailureSpec> failures;  // parts that fail during the run
   std::uint64_t seed = 1;
   perf::Efficiency efficiency;
@@ -51,6 +92,11 @@ struct PointSpec {
   EngineParams engine;
   FacilitySpec facility;
 };
+
+// The point's serving mode: aggregated, or its prefill and decode pools.
+inline ServingMode serving_mode(const PointSpec& s) {
+  return s.prefill_replicas ? ServingMode{*s.prefill_replicas, s.replicas} : ServingMode{};
+}
 
 // Summary statistics of one latency distribution, in seconds.
 struct Stats {

@@ -50,17 +50,36 @@ double longest_request(const Workload& w) {
   return w.inferencex.isl + w.inferencex.osl;
 }
 
-// Closed loop: one point per concurrency; open loop: one per rate; a trace sets its own arrivals.
-std::vector<std::pair<int, double>> loads_of(const Scenario& sc, const Workload& w) {
-  std::vector<std::pair<int, double>> loads;
-  if (w.kind == WorkloadKind::poisson) {
-    for (double r : w.inferencex.rates) loads.emplace_back(0, r);
-  } else if (w.kind == WorkloadKind::trace) {
-    loads.emplace_back(0, 0.0);
-  } else {
-    for (int c : sc.concurrency) loads.emplace_back(c, 0.0);
+// The arrivals of a workload's points: closed loop and agentic, one per concurrency; open loop, one
+// per rate; a trace sets its own arrivals.
+std::vector<Arrivals> arrivals_of(const Scenario& sc, const Workload& w) {
+  std::vector<Arrivals> loads;
+  switch (w.kind) {
+    case WorkloadKind::inferencex:
+      for (int c : sc.concurrency) loads.emplace_back(ClosedLoop{c});
+      break;
+    case WorkloadKind::poisson:
+      for (double r : w.inferencex.rates) loads.emplace_back(OpenLoop{r});
+      break;
+    case WorkloadKind::trace:
+      loads.emplace_back(TraceReplay{w.trace});
+      break;
+    case WorkloadKind::agentic:
+      for (int c : sc.concurrency) loads.emplace_back(Agentic{w.agentic, c});
+      break;
   }
   return loads;
+}
+
+// The load's part of a point's seed stream name: "rate<r>" for an open loop, else the clients
+// ("0" for a trace).
+std::string load_name(const Arrivals& a) {
+  if (const auto rate = rate_of(a)) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "rate%.17g", *rate);
+    return buf;
+  }
+  return std::to_string(clients_of(a).value_or(0));
 }
 
 }  // namespace
@@ -88,11 +107,11 @@ std::expected<std::vector<PointSpec>, std::string> build_sweep(const Catalog& ca
       for (const auto& w : sc.workloads) {
         const std::string precision =
             w.inferencex.precision.value_or(perf::best_precision(*m, *s, cat));
-        const auto loads = loads_of(sc, w);
+        const auto loads = arrivals_of(sc, w);
         const auto layouts = sweep_layouts(cat, sc, *s, *m, precision, longest_request(w));
         for (const Layout& l : layouts) {
           for (const ServingMode& mode : modes) {
-            for (const auto& [c, rate] : loads) {
+            for (const Arrivals& arrivals : loads) {
               PointSpec p;
               p.system = s;
               p.model = m;
@@ -100,28 +119,18 @@ std::expected<std::vector<PointSpec>, std::string> build_sweep(const Catalog& ca
               p.precision = precision;
               p.workload = w.inferencex;
               p.workload_id = w.id;
-              p.kind = w.kind;
-              p.trace = w.trace;
+              p.arrivals = arrivals;
               if (w.kind == WorkloadKind::trace) p.engine.block_tokens = w.trace.block_tokens;
               if (w.kind == WorkloadKind::agentic) p.engine.block_tokens = w.agentic.block_tokens;
-              p.agentic = w.agentic;
-              p.concurrency = c;
-              p.rate = rate;
               p.replicas = mode.disaggregated() ? mode.decode : sc.replicas;
-              p.prefill_replicas = mode.prefill;
+              if (mode.disaggregated()) p.prefill_replicas = mode.prefill;
               p.host_offload = sc.host_offload;
               p.failures = sc.failures;
               p.router = sc.router;
-              std::string load = std::to_string(c);
-              if (w.kind == WorkloadKind::poisson) {
-                char buf[40];
-                std::snprintf(buf, sizeof buf, "rate%.17g", rate);
-                load = buf;
-              }
               // Aggregated points keep the stream names they had before serving modes existed.
               const std::string served = mode.disaggregated() ? "/" + mode.label() : "";
               p.seed = stream_seed(options.seed, sid + "/" + mid + "/" + w.id + "/" + l.label() +
-                                                     served + "/" + load);
+                                                     served + "/" + load_name(arrivals));
               p.efficiency = *eff;
               p.facility = sc.facility;
               specs.push_back(p);
@@ -146,8 +155,7 @@ std::map<SummaryKey, SweepSummary> summarise(const std::vector<PointResult>& res
     if (r.total_tps_per_xpu > row.peak_tps) {
       row.peak_tps = r.total_tps_per_xpu;
       row.best_layout = r.spec.layout.label();
-      if (r.spec.prefill_replicas > 0)
-        row.best_layout += " " + ServingMode{r.spec.prefill_replicas, r.spec.replicas}.label();
+      if (r.spec.prefill_replicas) row.best_layout += " " + serving_mode(r.spec).label();
     }
     row.peak_rated_kw = std::max(row.peak_rated_kw, r.tps_per_rated_kw);
     row.peak_allin_mw = std::max(row.peak_allin_mw, r.tps_per_allin_provisioned_mw);

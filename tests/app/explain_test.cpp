@@ -5,8 +5,6 @@
 #include "app/explain.hpp"
 
 #include <gtest/gtest.h>
-
-#include "sim/evaluate.hpp"
 #include <unistd.h>
 
 #include <filesystem>
@@ -15,6 +13,7 @@
 #include "db/provenance.hpp"
 #include "db/store.hpp"
 #include "power/power_model.hpp"
+#include "sim/evaluate.hpp"
 #include "test_support.hpp"
 
 namespace racktwin::app {
@@ -35,7 +34,7 @@ sim::PointResult simulated_point(const std::string& system, int concurrency, dou
   r.spec.workload.isl = 8192;
   r.spec.workload.osl = 1024;
   r.spec.workload_id = "8k1k";
-  r.spec.concurrency = concurrency;
+  r.spec.arrivals = sim::ClosedLoop{concurrency};
   r.spec.facility.pue = kScenarioPue;
   r.spec.facility.pue_given = true;
   r.xpus = 8;

@@ -21,7 +21,7 @@ sim::PointResult result(const std::string& layout, int c, double tps, double tpo
   r.spec.model = shipped_catalog().find_model("gpt-oss-120b");
   r.spec.layout = *parse_layout(layout);
   r.spec.workload_id = workload;
-  r.spec.concurrency = c;
+  r.spec.arrivals = sim::ClosedLoop{c};
   r.total_tps_per_xpu = tps;
   r.output_tps_per_xpu = tps / 9;
   r.tps_per_rated_kw = tps / 1.2;

@@ -59,7 +59,7 @@ sim::PointResult fake_point(const std::string& system, int concurrency, double t
   r.spec.workload.isl = 1024;
   r.spec.workload.osl = 128;
   r.spec.workload_id = "1k128";
-  r.spec.concurrency = concurrency;
+  r.spec.arrivals = sim::ClosedLoop{concurrency};
   r.xpus = 4;
   r.requests = 100;
   r.completed = 110;

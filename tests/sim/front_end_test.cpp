@@ -16,7 +16,7 @@ const app::JobOptions kJobs{.jobs = 2};
 
 using test::shipped_catalog;
 
-PointSpec point(int concurrency, double latency_s, int prefill_replicas = 0) {
+PointSpec point(int concurrency, double latency_s, std::optional<int> prefill_replicas = {}) {
   const Catalog& c = shipped_catalog();
   PointSpec p;
   p.system = c.find_system("gb200-nvl72");
@@ -25,7 +25,7 @@ PointSpec point(int concurrency, double latency_s, int prefill_replicas = 0) {
   p.precision = "fp4";
   p.workload.isl = 1024;
   p.workload.osl = 256;
-  p.concurrency = concurrency;
+  p.arrivals = ClosedLoop{concurrency};
   p.prefill_replicas = prefill_replicas;
   p.seed = stream_seed(5, std::to_string(concurrency));
   p.efficiency = c.efficiency_prior_for(p.system->id)->values;
@@ -40,7 +40,7 @@ TEST(FrontEnd_Latency, AddsToTtftAndE2e_NotToTpot_AndLengthensTheClosedLoop) {
   ASSERT_TRUE(r.has_value()) << r.error();
   for (const auto& x : *r) {
     ASSERT_TRUE(x.error.empty()) << x.error;
-    EXPECT_EQ(x.completed, 10 * x.spec.concurrency);
+    EXPECT_EQ(x.completed, 10 * std::get<ClosedLoop>(x.spec.arrivals).clients);
   }
   const PointResult &base = (*r)[0], &slow = (*r)[1];
   // One client: the request is alone in the engine either way, so only the front end differs.

@@ -29,7 +29,7 @@ TEST(Simulate_Batch, ConservationLittlesLawKvBoundAndReplicaScaling) {
       p.precision = "fp4";
       p.workload.isl = 1024;
       p.workload.osl = 256;
-      p.concurrency = conc;
+      p.arrivals = ClosedLoop{conc};
       p.replicas = replicas;
       p.seed = stream_seed(11, std::to_string(replicas) + "/" + std::to_string(conc));
       p.efficiency = c.efficiency_prior_for(s.id)->values;
@@ -42,7 +42,7 @@ TEST(Simulate_Batch, ConservationLittlesLawKvBoundAndReplicaScaling) {
 
   std::map<int, double> peak_total;  // replicas -> peak total tokens/s
   for (const auto& r : *results) {
-    const int conc = r.spec.concurrency;
+    const int conc = std::get<ClosedLoop>(r.spec.arrivals).clients;
     SCOPED_TRACE("replicas " + std::to_string(r.spec.replicas) + " C " + std::to_string(conc));
     ASSERT_TRUE(r.error.empty()) << r.error;
     // Every request completes exactly once; the warm-up (2 x C) is excluded from the metrics.
