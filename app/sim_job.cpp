@@ -21,6 +21,7 @@
 #include "app/point_codec.hpp"
 #include "db/codec.hpp"
 #include "db/provenance.hpp"
+#include "racktwin/version.hpp"
 #include "scenarios/catalog_loader.hpp"
 #include "sim/serving.hpp"
 
@@ -185,7 +186,11 @@ std::size_t SimJob::points_to_simulate() const {
 
 namespace {
 
-// The job file: the catalog's files and hash, the options, every point and the groups.
+// The build that wrote a job: a worker from another build (a stale install, a partial rebuild)
+// may read the points differently, so it refuses the job instead of guessing.
+std::string build_stamp() { return std::string(kVersion) + " " + kGitCommit; }
+
+// The job file: the build, the catalog's files and hash, the options, every point and the groups.
 std::expected<std::string, std::string> write_job_file(
     const Catalog& cat, const std::vector<sim::PointSpec>& specs,
     const std::vector<std::vector<std::size_t>>& groups, const JobOptions& o) {
@@ -201,6 +206,7 @@ std::expected<std::string, std::string> write_job_file(
                            " (set TMPDIR to a writable directory)");
   ::close(fd);
   nlohmann::json j;
+  j["build"] = build_stamp();
   j["catalog_files"] = cat.files;
   j["catalog_hash"] = db::catalog_hash(cat);
   j["fuse"] = o.fuse;
@@ -390,6 +396,9 @@ std::expected<void, std::string> run_worker(const std::string& job_file, std::si
   if (job.is_discarded() || !job.is_object() || !job.contains("groups"))
     return std::unexpected("the job file " + job_file + " is not a racktwin job");
   try {
+    if (const auto built = job.at("build").get<std::string>(); built != build_stamp())
+      return std::unexpected("this worker is racktwin " + build_stamp() + " but the job was made by " +
+                             built + "; rebuild or reinstall racktwin-sim with racktwin");
     const auto files = job.at("catalog_files").get<std::vector<std::string>>();
     auto cat = load_catalog_files(files);
     if (!cat) return std::unexpected("cannot load the catalog: " + cat.error().front().to_string());
