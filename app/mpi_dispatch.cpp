@@ -2,14 +2,12 @@
 
 #include <fcntl.h>
 #include <mpi.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
-extern char** environ;
+#include "app/process.hpp"
 
 namespace racktwin::app {
 namespace {
@@ -17,36 +15,13 @@ namespace {
 constexpr int kTagAsk = 1;     // worker rank -> 0: its group's output (empty on the first ask)
 constexpr int kTagAssign = 2;  // 0 -> worker rank: a group index, or -1 to stop
 
-// A worker started on one group, its standard output through a pipe.
-struct Started {
-  pid_t pid = -1;
-  int fd = -1;
-};
-
-std::expected<Started, std::string> start_group(const std::string& worker, const std::string& job,
-                                                long group) {
-  int fd[2];
-  if (::pipe2(fd, O_CLOEXEC) != 0)
-    return std::unexpected(std::string("cannot create a pipe: ") + std::strerror(errno));
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
-  const std::string g = std::to_string(group);
-  std::vector<char*> args{const_cast<char*>(worker.c_str()), const_cast<char*>(job.c_str()),
-                          const_cast<char*>("--group"), const_cast<char*>(g.c_str()), nullptr};
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, worker.c_str(), &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(fd[1]);
-  if (rc != 0) {
-    ::close(fd[0]);
-    return std::unexpected("cannot start " + worker + ": " + std::strerror(rc));
-  }
-  return Started{pid, fd[0]};
+std::expected<PipedProcess, std::string> start_group(const std::string& worker,
+                                                     const std::string& job, long group) {
+  return spawn_piped({worker, job, "--group", std::to_string(group)}, false);
 }
 
 // Everything the worker writes until it ends; `between` runs whenever no output is waiting.
-std::string collect(Started w, const std::function<void()>& between) {
+std::string collect(PipedProcess w, const std::function<void()>& between) {
   if (between) ::fcntl(w.fd, F_SETFL, O_NONBLOCK);
   std::string out;
   char buf[65536];
@@ -63,9 +38,7 @@ std::string collect(Started w, const std::function<void()>& between) {
     }
   }
   ::close(w.fd);
-  int status = 0;
-  while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  reap(w.pid);
   return out;
 }
 

@@ -66,12 +66,12 @@ std::vector<PublishedRow> published_rows(const Catalog& cat, const Scenario& sc,
       return v ? std::optional<double>(*v) : std::nullopt;
     };
     const ReferencePoint* base = pts.contains(baseline) ? pts.at(baseline) : nullptr;
-    const auto base_twin = base ? twin(*base) : std::nullopt;
+    const double base_twin = base ? twin(*base).value_or(0.0) : 0.0;
     for (const auto& sid : sc.systems) {
       if (!pts.contains(sid)) continue;
       const ReferencePoint& p = *pts.at(sid);
       PublishedRow r{to_string(metric), sid, p.id, twin(p), p.value, {}, {}};
-      if (r.twin && base_twin && *base_twin > 0) r.twin_ratio = *r.twin / *base_twin;
+      if (r.twin && base_twin > 0) r.twin_ratio = *r.twin / base_twin;
       if (base) r.published_ratio = p.value / base->value;
       rows.push_back(std::move(r));
     }
@@ -169,7 +169,7 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
   out.simulated = job.points_to_simulate();
   out.resumed = specs->size() - out.simulated;
   if (old && hooks.note)
-    hooks.note("resuming run " + std::to_string(*old) + ": " + std::to_string(out.resumed) +
+    hooks.note("resuming run " + std::to_string(out.run_id) + ": " + std::to_string(out.resumed) +
                " of " + std::to_string(specs->size()) + " points already stored, simulating " +
                std::to_string(out.simulated));
   auto ran = job.run({[&](std::vector<db::StoredPoint> pts) { store->add_stored(out.run_id, pts); },

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,13 +18,12 @@
 
 #include "app/json.hpp"
 #include "app/point_codec.hpp"
+#include "app/process.hpp"
 #include "db/codec.hpp"
 #include "db/provenance.hpp"
 #include "racktwin/version.hpp"
 #include "scenarios/catalog_loader.hpp"
 #include "sim/serving.hpp"
-
-extern char** environ;
 
 namespace racktwin::app {
 namespace fs = std::filesystem;
@@ -83,7 +81,7 @@ std::vector<std::string> split_words(const std::string& s) {
   return out;
 }
 
-// A started process whose standard output comes through a pipe.
+// A started worker and the state of its output.
 struct Child {
   pid_t pid = -1;
   int fd = -1;
@@ -91,45 +89,14 @@ struct Child {
   std::vector<std::size_t> todo;  // its groups not yet done
 };
 
+// Its own process group: cancel() ends it and its children.
 std::expected<Child, std::string> spawn(const std::vector<std::string>& argv) {
-  int fd[2];
-  if (::pipe2(fd, O_CLOEXEC) != 0)
-    return std::unexpected(std::string("cannot create a pipe: ") + std::strerror(errno));
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);  // its own group: cancel() ends it and its children
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = ::posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  ::close(fd[1]);
-  if (rc != 0) {
-    ::close(fd[0]);
-    return std::unexpected("cannot start " + argv[0] + ": " + std::strerror(rc));
-  }
+  auto p = spawn_piped(argv, true);
+  if (!p) return std::unexpected(p.error());
   Child c;
-  c.pid = pid;
-  c.fd = fd[0];
+  c.pid = p->pid;
+  c.fd = p->fd;
   return c;
-}
-
-std::string exit_text(int status) {
-  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
-  return "exited with status " + std::to_string(WEXITSTATUS(status));
-}
-
-int reap(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
 }
 
 }  // namespace
