@@ -152,8 +152,15 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
   }
   const db::RunInfo info = run_info(cat, *sc, rq, out.seed, *specs);
   std::set<std::int64_t> done;
-  std::optional<std::int64_t> old = rq.resume ? store->find_resumable(info) : std::nullopt;
-  if (old) {
+  std::optional<std::int64_t> finished =
+      rq.reuse_finished ? store->find_finished(info) : std::nullopt;
+  std::optional<std::int64_t> old =
+      rq.resume && !finished ? store->find_resumable(info) : std::nullopt;
+  if (finished) {
+    out.run_id = *finished;
+    out.reused = true;
+    for (auto i : store->point_indices(out.run_id)) done.insert(i);
+  } else if (old) {
     out.run_id = *old;
     store->reopen_run(out.run_id);
     for (auto i : store->point_indices(out.run_id)) done.insert(i);
@@ -175,7 +182,7 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
   auto ran = job.run({[&](std::vector<db::StoredPoint> pts) { store->add_stored(out.run_id, pts); },
                       hooks.progress});
   if (!ran) {
-    store->finish_run(out.run_id, seconds_since(start), ran.error());
+    if (!finished) store->finish_run(out.run_id, seconds_since(start), ran.error());
     return std::unexpected(runtime_error(ran.error(), out.run_id));
   }
   // Every point, from the database.
@@ -184,12 +191,12 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
     const std::string why =
         "the database holds " + std::to_string(stored ? stored->points.size() : 0) + " of the " +
         std::to_string(specs->size()) + " points of run " + std::to_string(out.run_id);
-    store->finish_run(out.run_id, seconds_since(start), why);
+    if (!finished) store->finish_run(out.run_id, seconds_since(start), why);
     return std::unexpected(runtime_error(why, out.run_id));
   }
   for (const auto& p : stored->points)
     out.results.push_back(db::to_result(p, (*specs)[static_cast<std::size_t>(p.index)]));
-  store->finish_run(out.run_id, seconds_since(start));
+  if (!finished) store->finish_run(out.run_id, seconds_since(start));
 
   out.scenario_name = sc->name;
   out.scenario_file = rq.scenario_file;

@@ -37,6 +37,9 @@ struct RunRequest {
   bool fuse = true;
   std::string db;      // --db; empty: $RACKTWIN_DB, the scenario's output.db, racktwin.db
   bool resume = true;  // continue an unfinished run of the same inputs
+  // Take the points of a finished run of the same inputs instead of simulating again (the
+  // planner's throughput cache); the run is reported as it was stored.
+  bool reuse_finished = false;
   JobOptions job;
 };
 
@@ -71,6 +74,7 @@ struct RunOutcome {
   std::optional<std::string> plots_dir;   // the scenario's output.plots
   std::size_t simulated = 0;              // points simulated by this command
   std::size_t resumed = 0;                // points an interrupted run had stored
+  bool reused = false;                    // a finished run of the same inputs, taken whole
   std::vector<sim::PointResult> results;  // every point, in sweep order
   std::map<sim::SummaryKey, sim::SweepSummary> summary;
   std::vector<SummaryRow> rows;  // workload by workload, model by model, the scenario's systems

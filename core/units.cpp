@@ -18,7 +18,7 @@ struct NamedDimension {
 };
 
 // Dimensions with a name; order matters only for lookups.
-constexpr std::array<NamedDimension, 14> kNamed{{
+constexpr std::array<NamedDimension, 15> kNamed{{
     {Dimension{}, "plain number", "'0.8' or '80%'", ""},
     {Dimension{.time = -1, .energy = 1}, "power", "'700 W' or '1.2 kW'", "W"},
     {Dimension{.energy = 1}, "energy", "'3.6 MJ' or '1 kWh'", "J"},
@@ -33,6 +33,7 @@ constexpr std::array<NamedDimension, 14> kNamed{{
     {Dimension{.money = 1}, "money amount", "'$3.5M' or '$1200'", "$"},
     {Dimension{.energy = -1, .money = 1}, "energy price", "'$0.08/kWh'", "$/J"},
     {Dimension{.time = -1, .money = 1}, "cost rate", "'$2.21/h'", "$/s"},
+    {Dimension{.time = 1, .energy = -1, .money = 1}, "cost per power", "'$10.7M/MW'", "$/W"},
 }};
 
 const NamedDimension* find_named(const Dimension& d) {
@@ -72,6 +73,8 @@ const std::vector<BaseUnit>& base_units() {
       {"FLOP", 1.0, {.flop = 1}, kBig},
       {"tokens", 1.0, {.tokens = 1}, kBig},
       {"token", 1.0, {.tokens = 1}, kBig},
+      {"weeks", 604800.0, {.time = 1}, kNone},
+      {"week", 604800.0, {.time = 1}, kNone},
       {"hours", 3600.0, {.time = 1}, kNone},
       {"hour", 3600.0, {.time = 1}, kNone},
       {"OPS", 1.0, {.time = -1, .flop = 1}, kBig},
@@ -250,6 +253,10 @@ std::string format_quantity(double base_value, const Dimension& d, int significa
   }
   if (d == Dimension{.time = -1, .money = 1}) {
     std::snprintf(buf, sizeof buf, "$%.*g/h", significant, base_value * 3600.0);
+    return buf;
+  }
+  if (d == Dimension{.time = 1, .energy = -1, .money = 1}) {
+    std::snprintf(buf, sizeof buf, "$%.*gM/MW", significant, base_value);
     return buf;
   }
   if (d == Dimension{.money = 1}) {

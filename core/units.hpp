@@ -123,6 +123,8 @@ using TokensPerSecond = Quantity<-1, 0, 0, 0, 1, 0>;
 using Usd = Quantity<0, 0, 0, 0, 0, 1>;
 using UsdPerJoule = Quantity<0, -1, 0, 0, 0, 1>;  // an energy price; see usd_per_kwh()
 using UsdPerSecond = Quantity<-1, 0, 0, 0, 0, 1>;
+using UsdPerWatt = Quantity<1, -1, 0, 0, 0, 1>;  // a cost per unit of power, e.g. '$10.7M/MW'
+
 
 // Convenience constructors in the units people write.
 constexpr Watts watts(double w) {
@@ -149,7 +151,7 @@ struct ParsedQuantity {
 };
 
 // Parses "<number> <unit>" (the space is optional), "$<number>[/<unit>]", "<number>%" or a bare
-// number (dimensionless). Accepted units: W, J, Wh, s, sec, min, h, hour(s), day(s), Hz, B, b, bit,
+// number (dimensionless). Accepted units: W, J, Wh, s, sec, min, h, hour(s), day(s), week(s), Hz, B, b, bit,
 // FLOP, FLOPS (= FLOP/s), OPS (= FLOP/s), tok, token(s), bps (= b/s), with prefixes, and any
 // "<unit>/<unit>" ratio; money as "$<n>[k|M|B][/<unit>]".
 std::expected<ParsedQuantity, std::string> parse_quantity(std::string_view text);

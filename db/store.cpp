@@ -390,6 +390,18 @@ std::optional<std::int64_t> Store::find_resumable(const RunInfo& like) const {
   return std::nullopt;
 }
 
+std::optional<std::int64_t> Store::find_finished(const RunInfo& like) const {
+  SQLite::Statement q(*db_,
+                      "SELECT id FROM runs WHERE status = 'finished' AND error = '' AND "
+                      "scenario_hash = ? AND seed = ? AND racktwin_version = ? AND "
+                      "racktwin_commit = ? AND catalog_hash = ? AND calibration_hash = ? AND "
+                      "options = ? ORDER BY id DESC LIMIT 1");
+  SQLite::bind(q, like.scenario_hash, static_cast<std::int64_t>(like.seed), like.version,
+               like.commit, like.catalog_hash, like.calibration_hash, like.options);
+  if (q.executeStep()) return q.getColumn(0).getInt64();
+  return std::nullopt;
+}
+
 void Store::reopen_run(std::int64_t run) try {
   SQLite::Statement q(*db_,
                       "UPDATE runs SET status = 'running', finished_at = NULL, wall_s = NULL, "

@@ -136,6 +136,8 @@ class Store {
   // A run to resume: the newest run with the same scenario hash, seed, version, commit, catalog
   // and calibration hashes and options as `like` that did not finish (failed, or running with its
   // process gone).
+  // The newest finished run (no error) of the same inputs, to reuse its points unchanged.
+  std::optional<std::int64_t> find_finished(const RunInfo& like) const;
   std::optional<std::int64_t> find_resumable(const RunInfo& like) const;
   // Marks a resumed run running again, owned by this process.
   void reopen_run(std::int64_t run);

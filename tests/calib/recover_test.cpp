@@ -16,7 +16,8 @@ using namespace racktwin;
 using racktwin::test::shipped_catalog;
 
 TEST(Calibrate_SyntheticPoints, RecoversTheParametersThatMadeThem) {
-  const app::JobOptions jobs{.jobs = 2};
+  app::JobOptions jobs;
+  jobs.jobs = 2;
   const Catalog& cat = shipped_catalog();
   const System& sys = *cat.find_system("jalapeno-a0");
   perf::Efficiency truth = cat.efficiency_prior_for(sys.id)->values;

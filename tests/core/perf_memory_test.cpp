@@ -110,7 +110,9 @@ TEST(PerfMemory_Layouts, EveryRejection_IsTypedAndItsDetailIsTheReason) {
       seen.insert(o.rejection);
       const bool hbm = o.reason.find("does not fit in HBM") != std::string::npos;
       EXPECT_EQ(is_memory(o.rejection), hbm) << o.reason;
-      if (o.layout.xpus() > 72) EXPECT_EQ(o.rejection, LayoutRejection::exceeds_domain);
+      if (o.layout.xpus() > 72) {
+        EXPECT_EQ(o.rejection, LayoutRejection::exceeds_domain);
+      }
       // A structural rejection is the one StepModel::create fails with.
       if (!hbm) {
         const auto p =

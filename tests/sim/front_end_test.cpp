@@ -12,7 +12,11 @@
 namespace racktwin::sim {
 namespace {
 
-const app::JobOptions kJobs{.jobs = 2};
+const app::JobOptions kJobs = [] {
+  app::JobOptions j;
+  j.jobs = 2;
+  return j;
+}();
 
 using test::shipped_catalog;
 

@@ -1,0 +1,222 @@
+#include "app/plan.hpp"
+
+#include <map>
+#include <set>
+
+#include "power/power_model.hpp"
+#include "scenarios/plan_loader.hpp"
+
+namespace racktwin::app {
+namespace {
+
+using Results = std::map<std::string, RunOutcome>;  // by scenario file
+
+// Simulates (or takes from the database) each scenario the plan's workloads name.
+std::expected<Results, Failure> throughput_runs(const Catalog& cat, const Plan& p,
+                                                const PlanRequest& rq, const PlanHooks& hooks) {
+  std::vector<std::string> files;
+  for (const auto& w : p.workloads)
+    if (std::find(files.begin(), files.end(), w.scenario) == files.end()) files.push_back(w.scenario);
+  Results out;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    RunRequest r;
+    r.scenario_file = files[i];
+    r.db = rq.db;
+    r.reuse_finished = !rq.fresh;
+    r.job = rq.job;
+    RunHooks h;
+    h.note = hooks.note;
+    h.cancel = hooks.cancel;
+    if (hooks.progress)
+      h.progress = [&, i](double f) { hooks.progress((static_cast<double>(i) + f) / files.size()); };
+    auto o = run_scenario(cat, r, h);
+    if (!o) return std::unexpected(o.error());
+    if (hooks.note)
+      hooks.note(o->reused ? "throughput of " + files[i] + ": run " + std::to_string(o->run_id) +
+                                 " taken from " + o->db_path
+                           : "throughput of " + files[i] + ": simulated as run " +
+                                 std::to_string(o->run_id));
+    out.emplace(files[i], std::move(*o));
+  }
+  return out;
+}
+
+Diagnostic at(const SourceLocation& where, std::string path, std::string message, std::string hint) {
+  return Diagnostic{where, std::move(path), std::move(message), std::move(hint)};
+}
+
+// The generation's throughput per workload at the target, from the sweeps.
+std::expected<std::vector<ThroughputOrigin>, Diagnostic> simulated_throughput(
+    const Plan& p, const Generation& g, const Results& runs) {
+  std::vector<ThroughputOrigin> out;
+  for (const auto& w : p.workloads) {
+    const RunOutcome& run = runs.at(w.scenario);
+    auto best = plan::best_at_target(run.results, g.system, w);
+    if (!best) {
+      const bool absent =
+          std::find(run.systems.begin(), run.systems.end(), g.system) == run.systems.end();
+      return std::unexpected(at(
+          g.where, g.id,
+          absent ? "the scenario " + w.scenario + " does not simulate " + g.system : best.error(),
+          absent ? "add " + g.system + " to the scenario's systems, or give the generation a "
+                   "throughput: {tps_per_xpu: ..., source: ...}"
+                 : "relax the workload's target, or widen the scenario's sweep (concurrency, "
+                   "layouts)"));
+    }
+    out.push_back({w.workload, w.scenario, run.run_id, *best});
+  }
+  return out;
+}
+
+struct UnitPower {
+  double provisioned = 0, production = 0, operating = 0;  // IT W per unit
+  double all_in = 0;  // utility W per unit: the published all-in figure, else provisioned x PUE
+};
+
+UnitPower unit_power(const power::PowerModel& pm, int xpus, power::Activity a) {
+  UnitPower u;
+  u.all_in = pm.all_in().per_xpu.value() * xpus;
+  u.provisioned = pm.it_per_xpu(power::Operating::rated()).value() * xpus;
+  u.production = pm.it_per_xpu(power::Operating{std::nullopt, true}).value() * xpus;
+  u.operating = pm.it_per_xpu(power::Operating::at(a)).value() * xpus;
+  return u;
+}
+
+void set_costs(const Catalog& cat, const Generation& g, plan::UnitModel& u) {
+  if (g.capex_per_unit) u.capex_per_unit = g.capex_per_unit->value;
+  if (g.cost_per_xpu_hour) u.cost_per_xpu_s = g.cost_per_xpu_hour->value;
+  if (g.cost_from_catalog) {
+    const System* s = cat.find_system(g.system);
+    if (s != nullptr && s->tco_per_xpu) u.cost_per_xpu_s = s->tco_per_xpu->value();
+  }
+}
+
+std::expected<PlannedUnit, Diagnostic> plan_unit(const Catalog& cat, const Plan& p,
+                                                 const Generation& g, const Results& runs,
+                                                 bool comparator) {
+  const System& sys = *cat.find_system(g.system);
+  const double pue = p.sites.empty() ? 1.0 : p.sites.front().pue.value;
+  auto pm = power::PowerModel::of(sys, power::Facility{pue, {}});
+  if (!pm) return std::unexpected(at(g.where, g.id, pm.error(), "complete the system's power figures"));
+  PlannedUnit pu;
+  pu.generation = g.id;
+  pu.system = g.system;
+  pu.comparator = comparator;
+  plan::UnitModel& u = pu.unit;
+  u.generation = g;
+  const bool pair = pm->separate_host_rack();
+  u.unit_name = pair ? "rack pair" : "rack";
+  u.racks = pair ? 2 : 1;
+  u.xpus = sys.xpus_per_rack();
+  u.domain_xpus = sys.domain_xpus;
+  power::Activity activity{1.0, 1.0};  // a given throughput has no operating point: rated power
+  if (g.throughput) {
+    u.tps_per_xpu = g.throughput->tps_per_xpu;
+    u.output_share = g.throughput->output_share;
+    pu.throughput_note = "given in the plan";
+  } else {
+    auto t = simulated_throughput(p, g, runs);
+    if (!t) return std::unexpected(t.error());
+    pu.throughput = std::move(*t);
+    std::vector<plan::ServicePoint> pts;
+    for (const auto& o : pu.throughput) pts.push_back(o.point);
+    const plan::Blend b = plan::blend(pts, p.workloads);
+    u.tps_per_xpu = b.tps_per_xpu;
+    u.output_share = b.output_share;
+    activity = {b.compute_activity, b.memory_activity};
+    pu.throughput_note = "simulated";
+  }
+  if (g.perf_per_watt) u.tps_per_xpu *= g.perf_per_watt->value;
+  const UnitPower w = unit_power(*pm, u.xpus, activity);
+  pu.it_power_provisioned_w = w.provisioned;
+  pu.it_power_production_w = w.production;
+  u.operating_it_power = Watts(w.operating);
+  u.it_power = Watts(p.basis == PowerBasis::provisioned  ? w.provisioned
+                     : p.basis == PowerBasis::production ? w.production
+                     : p.basis == PowerBasis::measured   ? w.operating
+                                                         : w.all_in / pue);
+  set_costs(cat, g, u);
+  return pu;
+}
+
+std::string figure_text(const Figure& f, const Dimension& d) {
+  return format_quantity(f.value, d);
+}
+
+void note_assumption(std::vector<PlanAssumption>& out, const std::string& what, const Figure& f,
+                     const Dimension& d) {
+  if (!f.origin.assumption) return;
+  const std::string where = f.origin.kind == FigureOrigin::Kind::plan
+                                ? f.origin.where.file + ":" + std::to_string(f.origin.where.line)
+                                : "default";
+  out.push_back({what, figure_text(f, d), where, f.origin.reason, f.origin.source});
+}
+
+std::vector<PlanAssumption> assumptions_of(const Plan& p) {
+  std::vector<PlanAssumption> a;
+  const PlanCosts& c = p.costs;
+  note_assumption(a, "costs.electricity_price", c.electricity_price, UsdPerJoule::kDimension);
+  note_assumption(a, "costs.facility_capex", c.facility_capex, UsdPerWatt::kDimension);
+  note_assumption(a, "costs.depreciation_years", c.depreciation_years, Dimension{});
+  note_assumption(a, "costs.facility_years", c.facility_years, Dimension{});
+  note_assumption(a, "costs.maintenance", c.maintenance, Dimension{});
+  note_assumption(a, "costs.financing_rate", c.financing_rate, Dimension{});
+  note_assumption(a, "costs.utilisation", c.utilisation, Dimension{});
+  note_assumption(a, "costs.output_price_ratio", c.output_price_ratio, Dimension{});
+  note_assumption(a, "dock_to_rack", p.dock_to_rack, Seconds::kDimension);
+  for (const auto& s : p.sites) note_assumption(a, "sites." + s.id + ".pue", s.pue, Dimension{});
+  for (const auto* list : {&p.generations, &p.comparators})
+    for (const auto& g : *list) {
+      if (g.perf_per_watt)
+        note_assumption(a, g.id + ".perf_per_watt", *g.perf_per_watt, Dimension{});
+      if (g.capex_per_unit) note_assumption(a, g.id + ".capex_per_unit", *g.capex_per_unit, Usd::kDimension);
+      if (g.cost_per_xpu_hour)
+        note_assumption(a, g.id + ".cost_per_xpu_hour", *g.cost_per_xpu_hour, UsdPerSecond::kDimension);
+      if (g.throughput && g.throughput->origin.assumption)
+        note_assumption(a, g.id + ".throughput.tps_per_xpu",
+                        Figure{g.throughput->tps_per_xpu, g.throughput->origin},
+                        TokensPerSecond::kDimension);
+    }
+  return a;
+}
+
+}  // namespace
+
+std::expected<PlanOutcome, Failure> plan_fleet(const Catalog& cat, const PlanRequest& rq,
+                                               const PlanHooks& hooks) {
+  auto p = load_plan_file(rq.plan_file, cat);
+  if (!p) return std::unexpected(Failure::input(p.error(), rq.plan_file));
+  PlanOutcome out;
+  out.plan = std::move(*p);
+  bool simulate = false;
+  for (const auto* list : {&out.plan.generations, &out.plan.comparators})
+    for (const auto& g : *list) simulate = simulate || !g.throughput;
+  Results runs;
+  if (simulate) {
+    auto r = throughput_runs(cat, out.plan, rq, hooks);
+    if (!r) return std::unexpected(r.error());
+    runs = std::move(*r);
+    if (!runs.empty()) out.db_path = runs.begin()->second.db_path;
+  }
+  Diagnostics problems;
+  auto add = [&](const Generation& g, bool comparator) {
+    auto u = plan_unit(cat, out.plan, g, runs, comparator);
+    if (u)
+      out.units.push_back(std::move(*u));
+    else
+      problems.push_back(u.error());
+  };
+  for (const auto& g : out.plan.generations) add(g, false);
+  for (const auto& g : out.plan.comparators) add(g, true);
+  if (!problems.empty()) return std::unexpected(Failure::input(problems, rq.plan_file));
+  std::vector<plan::UnitModel> fleet;
+  for (const auto& u : out.units)
+    if (!u.comparator) fleet.push_back(u.unit);
+  out.rollout = plan::roll_out(out.plan, fleet, "plan");
+  for (const auto& u : out.units)
+    if (u.comparator) out.comparators.push_back(plan::roll_out(out.plan, {u.unit}, u.generation));
+  out.assumptions = assumptions_of(out.plan);
+  return out;
+}
+
+}  // namespace racktwin::app

@@ -1,0 +1,83 @@
+#pragma once
+// The use case `racktwin plan FILE`: a fleet rolled out quarter by quarter (plan/rollout.hpp) with
+// the throughput of each generation at the plan's service target taken from simulated sweeps of
+// its workload scenarios, and the same power filled with each comparator system instead.
+//
+// Contract:
+// - The throughput sweeps run through run_scenario with reuse_finished: a finished run of the same
+//   scenario text, seed, version, commit, catalog and calibration in the database is taken as it is
+//   stored, so re-planning does not simulate (the throughput cache); `fresh` simulates again.
+// - Never prints: notes go to PlanHooks::note, progress to PlanHooks::progress.
+
+#include <atomic>
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "app/json.hpp"
+#include "app/run.hpp"
+#include "core/catalog.hpp"
+#include "core/plan.hpp"
+#include "plan/rollout.hpp"
+#include "plan/throughput.hpp"
+
+namespace racktwin::app {
+
+struct PlanRequest {
+  std::string plan_file;
+  std::string db;      // results database of the throughput sweeps (as for run)
+  bool fresh = false;  // simulate the sweeps again even when a finished run is stored
+  JobOptions job;
+};
+
+struct PlanHooks {
+  std::function<void(double)> progress;
+  std::function<void(const std::string&)> note;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// Where a generation's throughput at the target comes from.
+struct ThroughputOrigin {
+  std::string workload;  // the plan workload's id
+  std::string scenario;
+  std::int64_t run_id = 0;  // 0: given in the plan
+  plan::ServicePoint point;
+};
+
+// One generation or comparator as planned: its unit, power and throughput.
+struct PlannedUnit {
+  std::string generation, system;
+  bool comparator = false;
+  plan::UnitModel unit;
+  double it_power_provisioned_w = 0, it_power_production_w = 0;  // per unit, both bases
+  std::vector<ThroughputOrigin> throughput;  // one per workload; empty when given in the plan
+  std::string throughput_note;               // "given: ..." or "simulated"
+};
+
+// A figure the plan rests on that is an assumption (from the plan file or a default).
+struct PlanAssumption {
+  std::string what;   // "costs.maintenance", "generations[2].perf_per_watt", ...
+  std::string value;  // as a person reads it
+  std::string where;  // "plan.yaml:12" or "default"
+  std::string reason, source;
+};
+
+struct PlanOutcome {
+  Plan plan;
+  std::vector<PlannedUnit> units;  // the generations, then the comparators
+  plan::Rollout rollout;
+  std::vector<plan::Rollout> comparators;
+  std::vector<PlanAssumption> assumptions;
+  std::string db_path;
+
+  Json to_json() const;
+  // One line per fleet, quarter and generation ("all" for the fleet's total), with a header.
+  std::string to_csv() const;
+};
+
+std::expected<PlanOutcome, Failure> plan_fleet(const Catalog& cat, const PlanRequest& request,
+                                               const PlanHooks& hooks = {});
+
+}  // namespace racktwin::app

@@ -1,0 +1,153 @@
+// PlanOutcome::to_json: the `racktwin plan --json` document (docs/plan.md "Output").
+#include <fmt/core.h>
+
+#include "app/plan.hpp"
+
+namespace racktwin::app {
+namespace {
+
+Json installed_json(const plan::Installed& in) {
+  return Json{{"units", in.units},
+              {"units_added", in.added},
+              {"racks", in.racks},
+              {"xpus", in.xpus},
+              {"domains_whole", in.domains_whole},
+              {"domains_partial", in.domains_partial},
+              {"it_mw", in.it_w / 1e6},
+              {"facility_mw", in.facility_w / 1e6},
+              {"tps", in.tps},
+              {"capex_usd", in.capex},
+              {"tco_usd_per_year", in.tco_per_year}};
+}
+
+Json quarter_json(const plan::QuarterRow& r) {
+  Json gens = Json::array();
+  for (const auto& g : r.generations) {
+    Json j{{"generation", g.generation}};
+    j.update(installed_json(g.installed));
+    gens.push_back(std::move(j));
+  }
+  Json sites = Json::array();
+  for (const auto& s : r.sites) {
+    Json j{{"site", s.site},
+           {"energised_mw", s.energised_w / 1e6},
+           {"pue", s.pue},
+           {"binding", plan::to_string(s.binding)}};
+    j.update(installed_json(s.installed));
+    sites.push_back(std::move(j));
+  }
+  Json j{{"quarter", to_string(r.quarter)},
+         {"binding", plan::to_string(r.binding)},
+         {"capacity_units", {{"power", r.room_units}, {"supply", r.ready_units},
+                             {"deployment", r.crew_units}}},
+         {"energised_mw", r.energised_w / 1e6}};
+  j.update(installed_json(r.total));
+  j["tps_per_facility_mw"] = r.tps_per_facility_mw;
+  j["capex_cumulative_usd"] = r.capex_cumulative;
+  j["opex_usd"] = r.opex;
+  j["usd_per_mtok"] = {{"blended", r.usd_per_mtok},
+                       {"input", r.usd_per_mtok_input},
+                       {"output", r.usd_per_mtok_output}};
+  j["tokens_per_usd"] = r.tokens_per_usd;
+  j["generations"] = std::move(gens);
+  j["sites"] = std::move(sites);
+  return j;
+}
+
+Json rollout_json(const plan::Rollout& r) {
+  Json q = Json::array();
+  for (const auto& row : r.quarters) q.push_back(quarter_json(row));
+  return q;
+}
+
+Json unit_json(const PlannedUnit& p) {
+  const auto& u = p.unit;
+  Json t = Json::array();
+  for (const auto& o : p.throughput)
+    t.push_back({{"workload", o.workload},
+                 {"scenario", o.scenario},
+                 {"run_id", o.run_id},
+                 {"point", o.point.index},
+                 {"layout", o.point.layout},
+                 {"clients", o.point.clients},
+                 {"tps_per_xpu", o.point.tps_per_xpu},
+                 {"tpot_p50_ms", o.point.tpot_p50_s * 1e3},
+                 {"tpot_p99_ms", o.point.tpot_p99_s * 1e3},
+                 {"ttft_p99_s", o.point.ttft_p99_s}});
+  return Json{{"generation", p.generation},
+              {"system", p.system},
+              {"comparator", p.comparator},
+              {"unit", u.unit_name},
+              {"xpus_per_unit", u.xpus},
+              {"racks_per_unit", u.racks},
+              {"domain_xpus", u.domain_xpus},
+              {"unit_kw", u.it_power.value() / 1e3},
+              {"unit_kw_provisioned", p.it_power_provisioned_w / 1e3},
+              {"unit_kw_production", p.it_power_production_w / 1e3},
+              {"unit_kw_operating", u.operating_it_power.value() / 1e3},
+              {"tps_per_xpu", u.tps_per_xpu},
+              {"output_share", u.output_share},
+              {"capex_per_unit_usd", u.capex_per_unit ? Json(*u.capex_per_unit) : Json()},
+              {"cost_usd_per_xpu_hour",
+               u.cost_per_xpu_s ? Json(*u.cost_per_xpu_s * 3600.0) : Json()},
+              {"throughput_origin", p.throughput_note},
+              {"throughput", std::move(t)}};
+}
+
+void csv_rows(const plan::Rollout& r, std::string& out) {
+  auto line = [&](const plan::QuarterRow& q, const std::string& gen, const plan::Installed& in,
+                  bool total) {
+    out += fmt::format("{},{},{},{},{},{:.6f},{:.6f},{:.0f},{:.0f},{:.0f},{:.0f},{:.0f},{:.0f},{:.6g},",
+                       r.fleet, to_string(q.quarter), gen, total ? plan::to_string(q.binding) : "",
+                       total ? fmt::format("{:.6f}", q.energised_w / 1e6) : "", in.facility_w / 1e6,
+                       in.it_w / 1e6, in.units, in.added, in.racks, in.xpus, in.domains_whole,
+                       in.domains_partial, in.tps);
+    out += fmt::format("{:.2f},{:.2f},{}", in.capex, in.tco_per_year,
+                       total ? fmt::format("{:.2f}", q.capex_cumulative) : "");
+    if (total)
+      out += fmt::format(",{:.2f},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", q.opex, q.tps_per_facility_mw,
+                         q.usd_per_mtok, q.usd_per_mtok_input, q.usd_per_mtok_output,
+                         q.tokens_per_usd);
+    else
+      out += ",,,,,,\n";
+  };
+  for (const auto& q : r.quarters) {
+    line(q, "all", q.total, true);
+    for (const auto& g : q.generations) line(q, g.generation, g.installed, false);
+  }
+}
+
+}  // namespace
+
+std::string PlanOutcome::to_csv() const {
+  std::string out =
+      "fleet,quarter,generation,binding,energised_mw,facility_mw,it_mw,units,units_added,racks,"
+      "xpus,domains_whole,domains_partial,tps,capex_usd,tco_usd_per_year,capex_cumulative_usd,"
+      "opex_usd,tps_per_facility_mw,usd_per_mtok,usd_per_mtok_input,usd_per_mtok_output,"
+      "tokens_per_usd\n";
+  csv_rows(rollout, out);
+  for (const auto& c : comparators) csv_rows(c, out);
+  return out;
+}
+
+Json PlanOutcome::to_json() const {
+  Json units_j = Json::array();
+  for (const auto& u : units) units_j.push_back(unit_json(u));
+  Json comps = Json::array();
+  for (const auto& c : comparators) comps.push_back({{"fleet", c.fleet}, {"quarters", rollout_json(c)}});
+  Json assumed = Json::array();
+  for (const auto& a : assumptions)
+    assumed.push_back({{"what", a.what}, {"value", a.value}, {"where", a.where},
+                       {"reason", a.reason}, {"source", a.source}});
+  return Json{{"plan", plan.name},
+              {"file", plan.file},
+              {"power_basis", to_string(plan.basis)},
+              {"quarters_from", to_string(plan.first)},
+              {"quarters_to", to_string(plan.last)},
+              {"units", std::move(units_j)},
+              {"quarters", rollout_json(rollout)},
+              {"comparators", std::move(comps)},
+              {"assumptions", std::move(assumed)}};
+}
+
+}  // namespace racktwin::app

@@ -1,0 +1,144 @@
+// racktwin plan: a fleet's rollout by quarter, with throughput, power, costs and comparators.
+
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+
+#include "app/plan.hpp"
+#include "cli/commands.hpp"
+#include "cli/results.hpp"
+#include "cli/table.hpp"
+#include "racktwin/version.hpp"
+
+namespace racktwin::cli {
+namespace {
+
+struct PlanArgs {
+  app::PlanRequest request;
+  bool json = false, quiet = false;
+  std::string csv;
+};
+
+std::string num(double v, int decimals = 0) {
+  return fmt::format("{:.{}f}", v, decimals);
+}
+
+std::string money(double usd) {
+  if (usd >= 1e9) return fmt::format("{:.2f}B", usd / 1e9);
+  if (usd >= 1e6) return fmt::format("{:.1f}M", usd / 1e6);
+  return fmt::format("{:.0f}", usd);
+}
+
+void print_units(const app::PlanOutcome& o) {
+  Table t({"generation", "system", "unit", "XPUs", "kW (" + to_string(o.plan.basis) + ")",
+           "kW operating", "tok/s/XPU", "throughput", "cost"});
+  for (const auto& u : o.units) {
+    std::string origin = u.throughput_note;
+    for (const auto& th : u.throughput)
+      origin += fmt::format("; {}: run {} {} C={} TPOT p50 {:.1f} ms", th.workload, th.run_id,
+                            th.point.layout, th.point.clients, th.point.tpot_p50_s * 1e3);
+    const std::string cost =
+        u.unit.capex_per_unit ? "$" + money(*u.unit.capex_per_unit) + "/unit"
+                              : fmt::format("${:.3f}/XPU-h", *u.unit.cost_per_xpu_s * 3600);
+    t.add({u.generation + (u.comparator ? " (comparator)" : ""), u.system, u.unit.unit_name,
+           num(u.unit.xpus), num(u.unit.it_power.value() / 1e3, 1),
+           num(u.unit.operating_it_power.value() / 1e3, 1), num(u.unit.tps_per_xpu), origin, cost});
+  }
+  fmt::print("{}\n", t.render({3, 4, 5, 6}));
+}
+
+void print_quarters(const app::PlanOutcome& o) {
+  const std::string unit = o.units.empty() ? "units" : o.units.front().unit.unit_name + "s";
+  Table t({"quarter", "binding", "MW energised", "MW used", unit, "added", "XPUs", "domains",
+           "Mtok/s", "tok/s/MW", "capex $", "cum capex $", "TCO $/yr", "$/Mtok"});
+  for (const auto& r : o.rollout.quarters) {
+    const auto& in = r.total;
+    t.add({to_string(r.quarter), plan::to_string(r.binding), num(r.energised_w / 1e6, 1),
+           num(in.facility_w / 1e6, 1), num(in.units), num(in.added), num(in.xpus),
+           fmt::format("{:.0f}+{:.0f}", in.domains_whole, in.domains_partial), num(in.tps / 1e6, 1),
+           num(r.tps_per_facility_mw), money(in.capex), money(r.capex_cumulative),
+           money(in.tco_per_year), r.usd_per_mtok > 0 ? num(r.usd_per_mtok, 4) : "-"});
+  }
+  fmt::print("{}\n", t.render({2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13}));
+}
+
+void print_comparators(const app::PlanOutcome& o) {
+  if (o.comparators.empty()) return;
+  std::vector<std::string> head{"quarter", "plan Mtok/s", "plan $/Mtok"};
+  for (const auto& c : o.comparators) {
+    head.push_back(c.fleet + " Mtok/s");
+    head.push_back(c.fleet + " $/Mtok");
+  }
+  Table t(head);
+  std::vector<std::size_t> right;
+  for (std::size_t i = 1; i < head.size(); ++i) right.push_back(i);
+  auto price = [](double v) { return v > 0 ? num(v, 4) : std::string("-"); };
+  for (std::size_t q = 0; q < o.rollout.quarters.size(); ++q) {
+    const auto& r = o.rollout.quarters[q];
+    std::vector<std::string> row{to_string(r.quarter), num(r.total.tps / 1e6, 1), price(r.usd_per_mtok)};
+    for (const auto& c : o.comparators) {
+      row.push_back(num(c.quarters[q].total.tps / 1e6, 1));
+      row.push_back(price(c.quarters[q].usd_per_mtok));
+    }
+    t.add(row);
+  }
+  fmt::print("\nThe same sites and power, filled with each comparator alone:\n{}\n", t.render(right));
+}
+
+void print_assumptions(const app::PlanOutcome& o) {
+  fmt::print("\n{} assumptions:\n", o.assumptions.size());
+  for (const auto& a : o.assumptions)
+    fmt::print("  {} = {} ({}): {}\n", a.what, a.value, a.where, a.reason);
+}
+
+int plan(const Catalog& cat, PlanArgs a) {
+  ProgressBar bar(!a.quiet && !a.json);
+  app::PlanHooks hooks;
+  hooks.progress = [&](double f) { bar.update(f); };
+  hooks.note = [&](const std::string& s) {
+    if (!a.quiet) fmt::print(stderr, "racktwin: {}\n", s);
+  };
+  auto o = app::plan_fleet(cat, a.request, hooks);
+  bar.clear();
+  if (!o) return print_failure(o.error(), "plan");
+  if (!a.csv.empty()) {
+    std::ofstream out(a.csv, std::ios::binary | std::ios::trunc);
+    out << o->to_csv();
+    if (!out) return input_error("cannot write " + a.csv, "check the directory and the disk");
+  }
+  if (a.json) {
+    fmt::print("{}\n", o->to_json().dump(2));
+    return kExitOk;
+  }
+  fmt::print("racktwin {} (commit {}): plan {} ({}), power basis {}\n\n", kVersion, kGitCommit,
+             o->plan.name, o->plan.file, to_string(o->plan.basis));
+  print_units(*o);
+  fmt::print("\n");
+  print_quarters(*o);
+  print_comparators(*o);
+  print_assumptions(*o);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, Commands& out) {
+  auto a = std::make_shared<PlanArgs>();
+  auto* cmd = app.add_subcommand(
+      "plan", "Roll a fleet out quarter by quarter: racks, MW, tokens/s, capex, TCO and $/Mtok, "
+              "with the binding constraint and comparator fleets on the same power (docs/plan.md)");
+  cmd->add_option("FILE", a->request.plan_file, "Plan YAML file")->required();
+  cmd->add_flag("--json", a->json, "The whole plan, machine-readable");
+  cmd->add_option("--csv", a->csv, "Write the quarterly table as CSV to this file");
+  cmd->add_option("--db", a->request.db,
+                  "Results database of the throughput sweeps (default: $RACKTWIN_DB, else "
+                  "racktwin.db in the working directory)");
+  cmd->add_flag("--fresh", a->request.fresh,
+                "Simulate the throughput sweeps again instead of taking stored runs");
+  cmd->add_flag("--quiet", a->quiet, "No progress bar or notes");
+  add_jobs_option(cmd, a->request.job.jobs);
+  out.push_back({cmd, [a](const Catalog& cat) { return plan(cat, *a); }});
+}
+
+}  // namespace racktwin::cli
