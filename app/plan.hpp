@@ -18,6 +18,7 @@
 
 #include "app/json.hpp"
 #include "app/run.hpp"
+#include "charts/charts.hpp"
 #include "core/catalog.hpp"
 #include "core/plan.hpp"
 #include "plan/rollout.hpp"
@@ -76,6 +77,12 @@ struct PlanOutcome {
   // One line per fleet, quarter and generation ("all" for the fleet's total), with a header.
   std::string to_csv() const;
 };
+
+// Writes the plan's charts into `dir` (created when missing); returns the files. The process needs
+// a QApplication (charts::ensure_offscreen_app).
+std::expected<std::vector<std::string>, std::string> render_plan_plots(const PlanOutcome& o,
+                                                                       const std::string& dir,
+                                                                       charts::Formats formats = {});
 
 std::expected<PlanOutcome, Failure> plan_fleet(const Catalog& cat, const PlanRequest& request,
                                                const PlanHooks& hooks = {});

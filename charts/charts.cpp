@@ -10,6 +10,7 @@
 #include <QImage>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QPainter>
 #include <QScatterSeries>
 #include <QStackedBarSeries>
@@ -458,6 +459,109 @@ void ensure_offscreen_app(std::function<void(const std::string&)> on_error) {
   static char* argv[] = {arg0, nullptr};
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   static QApplication app(argc, argv);
+}
+
+
+namespace {
+
+QBarCategoryAxis* category_axis(const std::vector<std::string>& categories) {
+  auto* x = new QBarCategoryAxis;
+  for (const auto& c : categories) x->append(q(c));
+  return x;
+}
+
+}  // namespace
+
+std::unique_ptr<QChart> stacked_bar_chart(const CategoryChart& d) {
+  auto c = new_chart(d.title);
+  auto* series = new QStackedBarSeries;
+  std::vector<double> totals(d.categories.size(), 0.0);
+  for (std::size_t k = 0; k < d.series.size(); ++k) {
+    auto* set = new QBarSet(q(d.series[k].name));
+    set->setColor(colour(k));
+    for (std::size_t i = 0; i < d.categories.size(); ++i) {
+      const double v = i < d.series[k].values.size() ? d.series[k].values[i] : 0.0;
+      *set << v;
+      totals[i] += v;
+    }
+    series->append(set);
+  }
+  auto* x = category_axis(d.categories);
+  const double top = totals.empty() ? 1.0 : *std::max_element(totals.begin(), totals.end());
+  auto* y = value_axis(d.y_title, 0, top * 1.05);
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+  attach(*c, series, x, y);
+  return c;
+}
+
+std::unique_ptr<QChart> category_line_chart(const CategoryChart& d, bool log_y) {
+  auto c = new_chart(d.title);
+  auto* labels = category_axis(d.categories);  // line points sit at the categories' indices
+  double lo = INFINITY, hi = 0;
+  for (const auto& s : d.series)
+    for (double v : s.values)
+      if (v > 0 || !log_y) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+  if (!std::isfinite(lo)) lo = 0;
+  QAbstractAxis* y = nullptr;
+  if (log_y) {
+    auto* l = new QLogValueAxis;
+    l->setTitleText(q(d.y_title));
+    l->setBase(10);
+    l->setLabelFormat("%.3g");
+    l->setRange(std::pow(10, std::floor(std::log10(std::max(lo, 1e-300)))),
+                std::pow(10, std::ceil(std::log10(std::max(hi, 1e-300)))));
+    y = l;
+  } else {
+    y = value_axis(d.y_title, std::min(0.0, lo), hi * 1.05);
+  }
+  c->addAxis(labels, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+  for (std::size_t k = 0; k < d.series.size(); ++k) {
+    auto* line = new QLineSeries;
+    line->setName(q(d.series[k].name));
+    QPen pen(colour(k));
+    pen.setWidthF(2.0);
+    line->setPen(pen);
+    line->setPointsVisible(true);
+    for (std::size_t i = 0; i < d.series[k].values.size(); ++i) {
+      const double v = d.series[k].values[i];
+      if (log_y && v <= 0) continue;
+      line->append(static_cast<double>(i), v);
+    }
+    c->addSeries(line);
+    line->attachAxis(labels);
+    line->attachAxis(y);
+  }
+  return c;
+}
+
+std::unique_ptr<QChart> tornado_chart(const CategoryChart& d, double centre) {
+  auto c = new_chart(d.title);
+  auto* series = new QHorizontalStackedBarSeries;
+  auto* low = new QBarSet(q(d.series.size() > 0 ? d.series[0].name : "low"));
+  auto* high = new QBarSet(q(d.series.size() > 1 ? d.series[1].name : "high"));
+  low->setColor(colour(0));
+  high->setColor(colour(1));
+  double span = 0;
+  for (std::size_t i = 0; i < d.categories.size(); ++i) {
+    const double a = d.series.size() > 0 ? d.series[0].values[i] - centre : 0.0;
+    const double b = d.series.size() > 1 ? d.series[1].values[i] - centre : 0.0;
+    *low << a;
+    *high << b;
+    span = std::max({span, std::fabs(a), std::fabs(b)});
+  }
+  series->append(low);
+  series->append(high);
+  auto* y = category_axis(d.categories);
+  auto* x = value_axis(d.y_title, -span * 1.1, span * 1.1);
+  c->addAxis(y, Qt::AlignLeft);
+  c->addAxis(x, Qt::AlignBottom);
+  attach(*c, series, x, y);
+  return c;
 }
 
 }  // namespace racktwin::charts

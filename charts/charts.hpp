@@ -53,6 +53,24 @@ std::unique_ptr<QChart> power_breakdown_chart(const db::StoredRun& run, const Gr
 // Mean iteration time by kind (compute, memory, communication, overhead) at each peak point.
 std::unique_ptr<QChart> iteration_breakdown_chart(const db::StoredRun& run, const Group& g);
 
+// Charts of plain data by category (quarters of a plan, ...), for use cases that are not runs.
+struct CategorySeries {
+  std::string name;
+  std::vector<double> values;  // one per category
+};
+struct CategoryChart {
+  std::string title, y_title;
+  std::vector<std::string> categories;
+  std::vector<CategorySeries> series;
+};
+// One stacked bar per category, a set per series.
+std::unique_ptr<QChart> stacked_bar_chart(const CategoryChart& data);
+// One line with markers per series; `log_y` draws the values on a log scale (values <= 0 left out).
+std::unique_ptr<QChart> category_line_chart(const CategoryChart& data, bool log_y = false);
+// Horizontal bars from a centre value: per category the low and the high of the series (a tornado
+// chart); series[0] holds the lows, series[1] the highs; `centre` is where the bars meet.
+std::unique_ptr<QChart> tornado_chart(const CategoryChart& data, double centre);
+
 struct NamedChart {
   std::string name;  // file stem: <model>-<workload>-<chart>
   std::unique_ptr<QChart> chart;

@@ -17,7 +17,7 @@ namespace {
 struct PlanArgs {
   app::PlanRequest request;
   bool json = false, quiet = false;
-  std::string csv;
+  std::string csv, plots;
 };
 
 std::string num(double v, int decimals = 0) {
@@ -107,6 +107,13 @@ int plan(const Catalog& cat, PlanArgs a) {
     out << o->to_csv();
     if (!out) return input_error("cannot write " + a.csv, "check the directory and the disk");
   }
+  if (!a.plots.empty()) {
+    charts::ensure_offscreen_app(
+        [](const std::string& msg) { fmt::print(stderr, "racktwin: Qt: {}\n", msg); });
+    auto files = app::render_plan_plots(*o, a.plots);
+    if (!files) return input_error("cannot write the plan's charts: " + files.error());
+    if (!a.quiet) fmt::print(stderr, "racktwin: wrote {} chart files to {}\n", files->size(), a.plots);
+  }
   if (a.json) {
     fmt::print("{}\n", o->to_json().dump(2));
     return kExitOk;
@@ -131,6 +138,8 @@ void add_plan_command(CLI::App& app, Commands& out) {
   cmd->add_option("FILE", a->request.plan_file, "Plan YAML file")->required();
   cmd->add_flag("--json", a->json, "The whole plan, machine-readable");
   cmd->add_option("--csv", a->csv, "Write the quarterly table as CSV to this file");
+  cmd->add_option("--plots", a->plots,
+                  "Write the plan's charts (PNG and SVG) into this directory");
   cmd->add_option("--db", a->request.db,
                   "Results database of the throughput sweeps (default: $RACKTWIN_DB, else "
                   "racktwin.db in the working directory)");

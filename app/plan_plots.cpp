@@ -1,0 +1,77 @@
+// The charts of a plan: facility MW by generation, tokens/s and $/Mtok by quarter beside the
+// comparator fleets on the same power.
+#include <QChart>
+#include <filesystem>
+
+#include "app/plan.hpp"
+#include "charts/charts.hpp"
+
+namespace racktwin::app {
+namespace {
+
+std::vector<std::string> quarter_labels(const plan::Rollout& r) {
+  std::vector<std::string> out;
+  for (const auto& q : r.quarters) out.push_back(to_string(q.quarter));
+  return out;
+}
+
+charts::CategoryChart mw_by_generation(const PlanOutcome& o) {
+  charts::CategoryChart c{"Facility power in use by generation — " + o.plan.name, "MW",
+                          quarter_labels(o.rollout), {}};
+  for (std::size_t g = 0; g < o.plan.generations.size(); ++g) {
+    charts::CategorySeries s{o.plan.generations[g].id, {}};
+    for (const auto& q : o.rollout.quarters) s.values.push_back(q.generations[g].installed.facility_w / 1e6);
+    c.series.push_back(std::move(s));
+  }
+  return c;
+}
+
+// One series for the plan and one per comparator of `value` by quarter.
+template <class F>
+charts::CategoryChart by_fleet(const PlanOutcome& o, std::string title, std::string y, const F& value) {
+  charts::CategoryChart c{std::move(title) + " — " + o.plan.name, std::move(y),
+                          quarter_labels(o.rollout), {}};
+  auto add = [&](const plan::Rollout& r, const std::string& name) {
+    charts::CategorySeries s{name, {}};
+    for (const auto& q : r.quarters) s.values.push_back(value(q));
+    c.series.push_back(std::move(s));
+  };
+  add(o.rollout, "plan (" + o.plan.generations.front().system + " and successors)");
+  for (const auto& r : o.comparators) add(r, r.fleet + " on the same power");
+  return c;
+}
+
+}  // namespace
+
+std::expected<std::vector<std::string>, std::string> render_plan_plots(const PlanOutcome& o,
+                                                                       const std::string& dir,
+                                                                       charts::Formats formats) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return std::unexpected("cannot create " + dir + ": " + ec.message());
+  std::vector<charts::NamedChart> all;
+  all.push_back({"mw-by-generation", charts::stacked_bar_chart(mw_by_generation(o))});
+  all.push_back({"tokens-per-second",
+                 charts::category_line_chart(
+                     by_fleet(o, "Tokens per second at the service target", "million tok/s",
+                              [](const plan::QuarterRow& q) { return q.total.tps / 1e6; }),
+                     true)});
+  all.push_back({"usd-per-mtok",
+                 charts::category_line_chart(
+                     by_fleet(o, "Cost per million tokens (blended)", "$ per million tokens",
+                              [](const plan::QuarterRow& q) { return q.usd_per_mtok; }))});
+  all.push_back({"tokens-per-mw",
+                 charts::category_line_chart(
+                     by_fleet(o, "Tokens per second per facility MW", "tok/s per MW",
+                              [](const plan::QuarterRow& q) { return q.tps_per_facility_mw; }))});
+  std::vector<std::string> files;
+  for (auto& c : all) {
+    const std::string stem = (std::filesystem::path(dir) / (o.plan.name + "-" + c.name)).string();
+    auto f = charts::save_chart(std::move(c.chart), stem, formats);
+    if (!f) return std::unexpected(f.error());
+    files.insert(files.end(), f->begin(), f->end());
+  }
+  return files;
+}
+
+}  // namespace racktwin::app
