@@ -216,6 +216,10 @@ std::expected<PlanOutcome, Failure> plan_fleet(const Catalog& cat, const PlanReq
   for (const auto& u : out.units)
     if (u.comparator) out.comparators.push_back(plan::roll_out(out.plan, {u.unit}, u.generation));
   out.assumptions = assumptions_of(out.plan);
+  if (!out.plan.uncertainty.figures.empty()) {
+    out.sensitivity = plan::sensitivity(out.plan, fleet);
+    out.monte_carlo = plan::monte_carlo(out.plan, fleet);
+  }
   return out;
 }
 

@@ -23,6 +23,7 @@
 #include "core/plan.hpp"
 #include "plan/rollout.hpp"
 #include "plan/throughput.hpp"
+#include "plan/uncertainty.hpp"
 
 namespace racktwin::app {
 
@@ -72,6 +73,10 @@ struct PlanOutcome {
   std::vector<plan::Rollout> comparators;
   std::vector<PlanAssumption> assumptions;
   std::string db_path;
+  // When the plan marks figures uncertain: the final quarter's sensitivity to each, and the
+  // Monte Carlo band of every quarter.
+  std::optional<plan::Sensitivity> sensitivity;
+  std::optional<plan::MonteCarlo> monte_carlo;
 
   Json to_json() const;
   // One line per fleet, quarter and generation ("all" for the fleet's total), with a header.

@@ -117,6 +117,32 @@ void csv_rows(const plan::Rollout& r, std::string& out) {
   }
 }
 
+Json swings_json(const std::vector<plan::Swing>& swings) {
+  Json a = Json::array();
+  for (const auto& w : swings)
+    a.push_back({{"figure", w.figure}, {"low", w.low}, {"high", w.high},
+                 {"usd_per_mtok_low", w.usd_per_mtok_low}, {"usd_per_mtok_high", w.usd_per_mtok_high},
+                 {"tps_low", w.tps_low}, {"tps_high", w.tps_high}});
+  return a;
+}
+
+Json uncertainty_json(const PlanOutcome& o) {
+  if (!o.sensitivity || !o.monte_carlo) return Json();
+  Json bands = Json::array();
+  for (const auto& q : o.monte_carlo->quarters)
+    bands.push_back({{"quarter", to_string(q.quarter)},
+                     {"tps", {{"p10", q.tps.p10}, {"p50", q.tps.p50}, {"p90", q.tps.p90}}},
+                     {"usd_per_mtok", {{"p10", q.usd_per_mtok.p10}, {"p50", q.usd_per_mtok.p50},
+                                       {"p90", q.usd_per_mtok.p90}}}});
+  return Json{{"draws", o.monte_carlo->draws},
+              {"seed", o.plan.uncertainty.seed},
+              {"final_quarter", {{"usd_per_mtok", o.sensitivity->usd_per_mtok},
+                                 {"tps", o.sensitivity->tps}}},
+              {"sensitivity_by_cost", swings_json(o.sensitivity->by_cost)},
+              {"sensitivity_by_tokens", swings_json(o.sensitivity->by_tokens)},
+              {"monte_carlo", std::move(bands)}};
+}
+
 }  // namespace
 
 std::string PlanOutcome::to_csv() const {
@@ -147,7 +173,8 @@ Json PlanOutcome::to_json() const {
               {"units", std::move(units_j)},
               {"quarters", rollout_json(rollout)},
               {"comparators", std::move(comps)},
-              {"assumptions", std::move(assumed)}};
+              {"assumptions", std::move(assumed)},
+              {"uncertainty", uncertainty_json(*this)}};
 }
 
 }  // namespace racktwin::app

@@ -41,6 +41,56 @@ charts::CategoryChart by_fleet(const PlanOutcome& o, std::string title, std::str
   return c;
 }
 
+// The ten largest swings of the final quarter's value, figure by figure.
+template <class F>
+charts::CategoryChart tornado(const PlanOutcome& o, const std::vector<plan::Swing>& swings,
+                              std::string title, std::string x, const F& at) {
+  charts::CategoryChart c{std::move(title) + " — " + o.plan.name, std::move(x), {}, {}};
+  charts::CategorySeries lo{"figure at its low", {}}, hi{"figure at its high", {}};
+  const std::size_t n = std::min<std::size_t>(swings.size(), 10);
+  for (std::size_t i = n; i-- > 0;) {  // largest at the top
+    c.categories.push_back(swings[i].figure);
+    lo.values.push_back(at(swings[i], false));
+    hi.values.push_back(at(swings[i], true));
+  }
+  c.series = {lo, hi};
+  return c;
+}
+
+charts::CategoryChart band(const PlanOutcome& o) {
+  charts::CategoryChart c{"Tokens per second, Monte Carlo P10/P50/P90 (" +
+                              std::to_string(o.monte_carlo->draws) + " draws) — " + o.plan.name,
+                          "million tok/s", quarter_labels(o.rollout), {}};
+  charts::CategorySeries p10{"P10", {}}, p50{"P50", {}}, p90{"P90", {}};
+  for (const auto& q : o.monte_carlo->quarters) {
+    p10.values.push_back(q.tps.p10 / 1e6);
+    p50.values.push_back(q.tps.p50 / 1e6);
+    p90.values.push_back(q.tps.p90 / 1e6);
+  }
+  c.series = {p10, p50, p90};
+  return c;
+}
+
+void uncertainty_charts(const PlanOutcome& o, std::vector<charts::NamedChart>& all) {
+  if (!o.sensitivity || !o.monte_carlo) return;
+  const std::string q = to_string(o.plan.last);
+  all.push_back({"tornado-usd-per-mtok",
+                 charts::tornado_chart(
+                     tornado(o, o.sensitivity->by_cost, "Sensitivity of $ per million tokens in " + q,
+                             "change in $ per million tokens",
+                             [](const plan::Swing& w, bool high) {
+                               return high ? w.usd_per_mtok_high : w.usd_per_mtok_low;
+                             }),
+                     o.sensitivity->usd_per_mtok)});
+  all.push_back({"tornado-tokens",
+                 charts::tornado_chart(
+                     tornado(o, o.sensitivity->by_tokens, "Sensitivity of tokens per second in " + q,
+                             "change in tok/s",
+                             [](const plan::Swing& w, bool high) { return high ? w.tps_high : w.tps_low; }),
+                     o.sensitivity->tps)});
+  all.push_back({"monte-carlo-tokens", charts::category_line_chart(band(o), true)});
+}
+
 }  // namespace
 
 std::expected<std::vector<std::string>, std::string> render_plan_plots(const PlanOutcome& o,
@@ -64,6 +114,7 @@ std::expected<std::vector<std::string>, std::string> render_plan_plots(const Pla
                  charts::category_line_chart(
                      by_fleet(o, "Tokens per second per facility MW", "tok/s per MW",
                               [](const plan::QuarterRow& q) { return q.tps_per_facility_mw; }))});
+  uncertainty_charts(o, all);
   std::vector<std::string> files;
   for (auto& c : all) {
     const std::string stem = (std::filesystem::path(dir) / (o.plan.name + "-" + c.name)).string();

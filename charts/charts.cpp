@@ -6,7 +6,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QFile>
-#include <QHorizontalStackedBarSeries>
+#include <QHorizontalBarSeries>
 #include <QImage>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -541,7 +541,7 @@ std::unique_ptr<QChart> category_line_chart(const CategoryChart& d, bool log_y) 
 
 std::unique_ptr<QChart> tornado_chart(const CategoryChart& d, double centre) {
   auto c = new_chart(d.title);
-  auto* series = new QHorizontalStackedBarSeries;
+  auto* series = new QHorizontalBarSeries;  // side by side: a low and a high on one side stay apart
   auto* low = new QBarSet(q(d.series.size() > 0 ? d.series[0].name : "low"));
   auto* high = new QBarSet(q(d.series.size() > 1 ? d.series[1].name : "high"));
   low->setColor(colour(0));
@@ -558,6 +558,8 @@ std::unique_ptr<QChart> tornado_chart(const CategoryChart& d, double centre) {
   series->append(high);
   auto* y = category_axis(d.categories);
   auto* x = value_axis(d.y_title, -span * 1.1, span * 1.1);
+  const int decimals = span > 0 ? std::max(0, 2 - static_cast<int>(std::floor(std::log10(span)))) : 0;
+  x->setLabelFormat(QString("%.%1f").arg(decimals));
   c->addAxis(y, Qt::AlignLeft);
   c->addAxis(x, Qt::AlignBottom);
   attach(*c, series, x, y);

@@ -86,6 +86,30 @@ void print_comparators(const app::PlanOutcome& o) {
   fmt::print("\nThe same sites and power, filled with each comparator alone:\n{}\n", t.render(right));
 }
 
+void print_uncertainty(const app::PlanOutcome& o) {
+  if (!o.sensitivity || !o.monte_carlo || o.monte_carlo->quarters.empty()) return;
+  const auto& s = *o.sensitivity;
+  fmt::print("\nSensitivity of {} ({} $/Mtok, {} Mtok/s), each figure alone at its low and high:\n",
+             to_string(o.monte_carlo->quarters.back().quarter), num(s.usd_per_mtok, 4),
+             num(s.tps / 1e6, 1));
+  Table t({"figure", "low", "high", "$/Mtok at low", "$/Mtok at high", "Mtok/s at low",
+           "Mtok/s at high"});
+  for (std::size_t i = 0; i < s.by_cost.size() && i < 10; ++i) {
+    const auto& w = s.by_cost[i];
+    t.add({w.figure, fmt::format("{:.4g}", w.low), fmt::format("{:.4g}", w.high),
+           num(w.usd_per_mtok_low, 4), num(w.usd_per_mtok_high, 4), num(w.tps_low / 1e6, 1),
+           num(w.tps_high / 1e6, 1)});
+  }
+  fmt::print("{}\n", t.render({1, 2, 3, 4, 5, 6}));
+  const auto& last = o.monte_carlo->quarters.back();
+  fmt::print("Monte Carlo, {} draws (seed {}), {}: $/Mtok P10 {} P50 {} P90 {}; Mtok/s P10 {} P50 {} "
+             "P90 {}\n",
+             o.monte_carlo->draws, o.plan.uncertainty.seed, to_string(last.quarter),
+             num(last.usd_per_mtok.p10, 4), num(last.usd_per_mtok.p50, 4),
+             num(last.usd_per_mtok.p90, 4), num(last.tps.p10 / 1e6, 1), num(last.tps.p50 / 1e6, 1),
+             num(last.tps.p90 / 1e6, 1));
+}
+
 void print_assumptions(const app::PlanOutcome& o) {
   fmt::print("\n{} assumptions:\n", o.assumptions.size());
   for (const auto& a : o.assumptions)
@@ -124,6 +148,7 @@ int plan(const Catalog& cat, PlanArgs a) {
   fmt::print("\n");
   print_quarters(*o);
   print_comparators(*o);
+  print_uncertainty(*o);
   print_assumptions(*o);
   return kExitOk;
 }

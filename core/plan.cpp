@@ -38,4 +38,64 @@ std::optional<Quarter> quarter_from_string(std::string_view s) {
   return Quarter{year, rest[1] - '0'};
 }
 
+namespace {
+
+struct CostField {
+  const char* name;
+  Figure PlanCosts::*member;
+  Dimension dimension;
+};
+const CostField kCostFields[] = {
+    {"electricity_price", &PlanCosts::electricity_price, UsdPerJoule::kDimension},
+    {"facility_capex", &PlanCosts::facility_capex, UsdPerWatt::kDimension},
+    {"depreciation_years", &PlanCosts::depreciation_years, Dimension{}},
+    {"facility_years", &PlanCosts::facility_years, Dimension{}},
+    {"maintenance", &PlanCosts::maintenance, Dimension{}},
+    {"financing_rate", &PlanCosts::financing_rate, Dimension{}},
+    {"utilisation", &PlanCosts::utilisation, Dimension{}},
+    {"output_price_ratio", &PlanCosts::output_price_ratio, Dimension{}},
+};
+
+std::optional<FigureRef> generation_figure(const Generation& g, std::string_view field) {
+  if (field == "perf_per_watt")
+    return FigureRef{Dimension{}, g.perf_per_watt ? g.perf_per_watt->value : 1.0, {}};
+  if (field == "throughput" || field == "supply") return FigureRef{Dimension{}, 1.0, {}};
+  if (field == "capex_per_unit")
+    return g.capex_per_unit ? FigureRef{Usd::kDimension, g.capex_per_unit->value, {}}
+                            : FigureRef{Usd::kDimension, std::nullopt, g.id + " has no capex_per_unit"};
+  if (field == "cost_per_xpu_hour")
+    return g.cost_per_xpu_hour
+               ? FigureRef{UsdPerSecond::kDimension, g.cost_per_xpu_hour->value, {}}
+               : FigureRef{UsdPerSecond::kDimension, std::nullopt,
+                           g.id + " has no cost_per_xpu_hour value in the plan"};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<FigureRef> find_figure(const Plan& p, std::string_view name) {
+  for (const auto& c : kCostFields)
+    if (name == std::string("costs.") + c.name)
+      return FigureRef{c.dimension, (p.costs.*c.member).value, {}};
+  if (name == "dock_to_rack") return FigureRef{Seconds::kDimension, p.dock_to_rack.value, {}};
+  for (const auto& s : p.sites)
+    if (name == "sites." + s.id + ".pue") return FigureRef{Dimension{}, s.pue.value, {}};
+  for (const auto& g : p.generations) {
+    const std::string prefix = g.id + ".";
+    if (name.substr(0, prefix.size()) == prefix) return generation_figure(g, name.substr(prefix.size()));
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> figure_names(const Plan& p) {
+  std::vector<std::string> out;
+  for (const auto& c : kCostFields) out.push_back(std::string("costs.") + c.name);
+  out.push_back("dock_to_rack");
+  for (const auto& s : p.sites) out.push_back("sites." + s.id + ".pue");
+  for (const auto& g : p.generations)
+    for (const char* f : {"perf_per_watt", "capex_per_unit", "cost_per_xpu_hour", "throughput", "supply"})
+      out.push_back(g.id + "." + f);
+  return out;
+}
+
 }  // namespace racktwin

@@ -6,6 +6,7 @@
 // documented in docs/plan.md.
 
 #include <compare>
+#include <cstdint>
 #include <string_view>
 #include <map>
 #include <optional>
@@ -116,6 +117,35 @@ struct PlanCosts {
   Figure output_price_ratio;    // an output token priced this many input tokens
 };
 
+struct Plan;
+
+// A figure the Monte Carlo draws and the sensitivity swings, between `low` and `high` (base units),
+// drawn from a triangular distribution whose mode is the figure's value in the plan. Names:
+// costs.<field>, dock_to_rack, sites.<id>.pue, <generation>.perf_per_watt, .capex_per_unit,
+// .cost_per_xpu_hour, and the scales <generation>.throughput and <generation>.supply (mode 1).
+struct UncertainFigure {
+  std::string name;
+  double low = 0, high = 0;
+  SourceLocation where;
+};
+
+// What an uncertain figure's name refers to: its dimension and its value in the plan (the mode of
+// its distribution); `base` unset when the plan gives no value for it (the reason in `problem`).
+struct FigureRef {
+  Dimension dimension;
+  std::optional<double> base;
+  std::string problem;
+};
+// nullopt: no such figure in the plan. `names` lists what can be named, for messages.
+std::optional<FigureRef> find_figure(const Plan& p, std::string_view name);
+std::vector<std::string> figure_names(const Plan& p);
+
+struct Uncertainty {
+  int draws = 1000;
+  std::uint64_t seed = 1;
+  std::vector<UncertainFigure> figures;
+};
+
 struct Plan {
   std::string file, text, name, description;
   Quarter first, last;
@@ -126,6 +156,7 @@ struct Plan {
   std::vector<Generation> comparators;  // each alone on the same sites and power
   Figure dock_to_rack;                  // s from delivery to a unit ready to commission
   PlanCosts costs;
+  Uncertainty uncertainty;  // no figures: no Monte Carlo and no sensitivity
 };
 
 }  // namespace racktwin

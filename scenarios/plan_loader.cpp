@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include "scenarios/yaml_reader.hpp"
@@ -164,6 +165,7 @@ class PlanReader {
     p.dock_to_rack = figures_.read_or(top, "dock_to_rack", Seconds::kDimension, 0, 5 * 365 * 86400.0,
                                       d.dock_to_rack);
     read_costs(top, p.costs);
+    read_uncertainty(top, p);
     check_ids(p);
     check_quarters(p);
     check_all_in(top, p);
@@ -388,6 +390,54 @@ class PlanReader {
     c.output_price_ratio = figures_.read_or(m, "output_price_ratio", Dimension{}, 0.01, 100,
                                             c.output_price_ratio);
     m.finish();
+  }
+
+  // uncertainty: {draws, seed, figures: {NAME: {low, high}}}, read after everything it names.
+  void read_uncertainty(MapReader& top, Plan& p) {
+    if (!top.has("uncertainty")) return;
+    MapReader m(ctx_, top.get("uncertainty"), top.child("uncertainty"));
+    if (!m.ok()) return;
+    if (auto v = m.integer("draws", false, 1, 1'000'000)) p.uncertainty.draws = static_cast<int>(*v);
+    if (auto v = m.integer("seed", false, 0, std::numeric_limits<std::int64_t>::max()))
+      p.uncertainty.seed = static_cast<std::uint64_t>(*v);
+    if (!m.has("figures")) {
+      m.missing("figures", "the uncertain figures, e.g. {costs.electricity_price: {low: "
+                           "$0.065/kWh, high: $0.09/kWh}}");
+    } else {
+      MapReader f(ctx_, m.get("figures"), m.child("figures"));
+      if (f.ok())
+        for (const auto& kv : f.node()) read_uncertain(f, kv.first.Scalar(), p);
+    }
+    m.finish();
+  }
+
+  void read_uncertain(MapReader& f, const std::string& name, Plan& p) {
+    const auto ref = find_figure(p, name);
+    if (!ref) {
+      ctx_.error(f.get(name), f.child(name),
+                 "no figure '" + name + "' in this plan" + did_you_mean(name, figure_names(p)),
+                 "name a cost (costs.maintenance), a site's PUE (sites.ID.pue) or a generation's "
+                 "perf_per_watt, capex_per_unit, cost_per_xpu_hour, throughput or supply");
+      return;
+    }
+    MapReader r(ctx_, f.get(name), f.child(name));
+    if (!r.ok()) return;
+    auto lo = figures_.read(r, "low", ref->dimension, -1e300, 1e300);
+    auto hi = figures_.read(r, "high", ref->dimension, -1e300, 1e300);
+    if (!r.has("low")) r.missing("low", "the low end of the range");
+    if (!r.has("high")) r.missing("high", "the high end of the range");
+    r.finish();
+    if (!lo || !hi) return;
+    if (!ref->base) {
+      ctx_.error(f.get(name), f.child(name), ref->problem, "give the figure a value to vary");
+    } else if (!(lo->value <= *ref->base && *ref->base <= hi->value && lo->value < hi->value)) {
+      ctx_.error(f.get(name), f.child(name),
+                 "the range must hold the plan's value " + format_quantity(*ref->base, ref->dimension) +
+                     " with low below high",
+                 "the value is the most likely one (the mode of a triangular distribution)");
+    } else {
+      p.uncertainty.figures.push_back({name, lo->value, hi->value, ctx_.location(f.get(name))});
+    }
   }
 
   void check_ids(const Plan& p) {

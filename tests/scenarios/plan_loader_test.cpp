@@ -99,3 +99,26 @@ TEST(Quarter, Strings_RoundTripAndBadOnesAreRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(PlanFile, UncertainFigures_MustExistAndHoldThePlansValue) {
+  using namespace racktwin;
+  const std::string text = kSmall + R"(uncertainty:
+  draws: 10
+  figures:
+    costs.maintenence: {low: 1%, high: 5%}
+    jalapeno-a0.capex_per_unit: {low: $3.5M, high: $4M}
+    costs.electricity_price: {low: 1 W, high: 2 W}
+    jalapeno-a0.throughput: {low: 0.8, high: 1.1}
+)";
+  auto p = load(text);
+  ASSERT_FALSE(p.has_value());
+  const std::string all = racktwin::test::dump(p.error());
+  EXPECT_NE(all.find("did you mean 'costs.maintenance'"), std::string::npos) << all;
+  EXPECT_NE(all.find("must hold the plan's value $3M"), std::string::npos) << all;
+  EXPECT_NE(all.find("energy price"), std::string::npos) << all;
+  EXPECT_EQ(p.error().size(), 4u) << all;  // the throughput scale is fine; low and high of the price
+}
+
+}  // namespace
