@@ -149,6 +149,17 @@ const std::vector<Recipe>& recipes() {
        kDocsNormalisations,
        {"total_tps_per_xpu", "it_w_per_xpu_operating"},
        [](const Context& c) { return power::per_kw(c.norms().per_it); }},
+      {{"energy_usd_per_mtok"},
+       "electricity cost per million tokens at the point",
+       "$ per million tokens",
+       "all-in W per XPU at the point's activity / total tok/s per XPU x electricity price x 1e6",
+       kDocsShare,
+       {"power_all_in_operating_w", "total_tps_per_xpu", "electricity_price"},
+       [](const Context& c) {
+         const double tps = c.tps().value();
+         return tps > 0 ? c.share().all_in().value() / tps * c.facility.electricity_price.value() * 1e6
+                        : 0.0;
+       }},
       {{"power_all_in_operating_w", "power_all_in_w"},
        "all-in W per XPU at the point's activity",
        "W per XPU",
@@ -566,6 +577,26 @@ const std::map<std::string_view, Term (*)(const Context&)>& terms() {
                "reference specs section 6: new liquid-cooled AI halls 1.05-1.15, Google fleet "
                "about 1.10";
            if (!c.facility_read) o.note += "; the stored scenario's facility could not be read";
+         }
+         t.origin = o;
+         return t;
+       }},
+      {"electricity_price",
+       [](const Context& c) {
+         Term t;
+         t.label = "electricity price";
+         t.unit = "$ per J";
+         t.value = c.facility.electricity_price.value();
+         t.docs = kDocsShare;
+         Origin o;
+         if (c.facility.price_given) {
+           o.kind = "scenario";
+           o.where = fmt::format("scenario '{}' facility.electricity_price (the text stored with run {})",
+                                 c.run.info.scenario_name, c.run.info.id);
+         } else {
+           o.kind = "default";
+           o.where = "the default price: the scenario gives no facility.electricity_price";
+           o.note = "reference specs section 6: blended $0.065-0.090/kWh for AI datacenters in 2026";
          }
          t.origin = o;
          return t;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <set>
 
 #include "app/locations.hpp"
@@ -10,6 +11,7 @@
 #include "db/codec.hpp"
 #include "db/provenance.hpp"
 #include "db/store.hpp"
+#include "power/power_model.hpp"
 #include "racktwin/version.hpp"
 #include "scenarios/points_loader.hpp"
 #include "scenarios/scenario_loader.hpp"
@@ -97,6 +99,23 @@ db::RunInfo run_info(const Catalog& cat, const Scenario& sc, const RunRequest& r
 
 std::optional<double> ratio(double x, double y) {
   return y > 0 ? std::optional<double>(x / y) : std::nullopt;
+}
+
+// Whole units of the system within the IT budget, at their provisioned power.
+std::optional<BudgetFit> budget_fit(const Catalog& cat, const std::string& system, Watts budget,
+                                    const sim::SweepSummary& best) {
+  const System* s = cat.find_system(system);
+  if (s == nullptr) return std::nullopt;
+  auto pm = power::PowerModel::of(*s);
+  if (!pm) return std::nullopt;
+  BudgetFit f;
+  f.unit = pm->separate_host_rack() ? "rack pair" : "rack";
+  const double unit_w = pm->provisioned_per_xpu().value() * s->xpus_per_rack();
+  f.units = std::floor(budget.value() / unit_w);
+  f.xpus = f.units * s->xpus_per_rack();
+  f.it_w = f.units * unit_w;
+  f.tps = f.xpus * best.peak_tps;
+  return f;
 }
 
 std::vector<SummaryRow> summary_rows(const RunOutcome& o) {
@@ -206,6 +225,11 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
   out.plots_dir = sc->output.plots;
   out.summary = sim::summarise(out.results);
   out.rows = summary_rows(out);
+  if (sc->facility.power_budget) {
+    out.power_budget_w = sc->facility.power_budget->value();
+    for (auto& r : out.rows)
+      if (r.best) r.budget = budget_fit(cat, r.system, *sc->facility.power_budget, *r.best);
+  }
   out.efficiency_note = efficiency_note(cat, sc->systems);
   for (const auto& r : out.results) out.failed_points += r.error.empty() ? 0 : 1;
   if (reference) {

@@ -59,10 +59,18 @@ struct PublishedRow {
 
 // One system's best figures for one workload and model, with ratios to the scenario's first
 // system (unset when either side has no point or the base is zero).
+// What the scenario's facility.power_budget holds of one system: whole deployment units (a rack
+// pair, an NVL72 rack, ...) at their provisioned IT power, and their tokens/s at the peak point.
+struct BudgetFit {
+  std::string unit;  // "rack pair", "rack"
+  double units = 0, xpus = 0, it_w = 0, tps = 0;
+};
+
 struct SummaryRow {
   std::string workload, model, system;
   std::optional<sim::SweepSummary> best;  // nullopt: no layout fits
   std::optional<double> rated_kw_ratio, min_e2e_ratio;
+  std::optional<BudgetFit> budget;  // when the scenario sets facility.power_budget
 };
 
 struct RunOutcome {
@@ -83,6 +91,7 @@ struct RunOutcome {
   std::string reference_file;
   std::string efficiency_note;  // where the systems' efficiencies come from
   int failed_points = 0;
+  std::optional<double> power_budget_w;  // the scenario's facility.power_budget
 
   // The `racktwin run --json` document: the scenario, seed, every point (db/codec.hpp) and the
   // Pareto envelope of each system, model and workload.

@@ -47,6 +47,17 @@ void print_published(const app::RunOutcome& o, const std::string& wid, const std
              t.render({2, 3, 4, 5}));
 }
 
+// What the facility's IT power budget holds of each system, at its provisioned power.
+void print_budget(const app::RunOutcome& o, std::size_t first, double budget_w) {
+  fmt::print("within the IT power budget of {:.1f} MW (whole units at provisioned power; "
+             "racktwin plan for a rollout):\n",
+             budget_w / 1e6);
+  for (std::size_t k = first; k < first + o.systems.size(); ++k)
+    if (const auto& b = o.rows[k].budget)
+      fmt::print("  {}: {:.0f} {}s, {:.0f} XPUs, {:.1f} MW IT, {:.0f} tok/s at peak\n",
+                 o.rows[k].system, b->units, b->unit, b->xpus, b->it_w / 1e6, b->tps);
+}
+
 void print_summary(const app::RunOutcome& o) {
   fmt::print("racktwin {} (commit {}): scenario '{}', seed {}, {} points simulated\n", kVersion,
              kGitCommit, o.scenario_name, o.seed, o.results.size());
@@ -70,6 +81,7 @@ void print_summary(const app::RunOutcome& o) {
     }
     fmt::print("{} / {}\n{}\n", o.rows[i].model, o.rows[i].workload,
                t.render({1, 3, 4, 5, 6, 7, 8, 9}));
+    if (o.power_budget_w) print_budget(o, i, *o.power_budget_w);
     print_published(o, o.rows[i].workload, o.rows[i].model);
   }
   if (o.failed_points > 0)

@@ -38,6 +38,10 @@ void evaluate(PointResult& r, const power::PowerModel& pm) {
   r.power_all_in_operating_w = share.all_in().value();
   r.tps_per_allin_operating_mw =
       r.power_all_in_operating_w > 0 ? r.total_tps_per_xpu / r.power_all_in_operating_w * 1e6 : 0;
+  r.energy_usd_per_mtok = r.total_tps_per_xpu > 0
+                              ? r.power_all_in_operating_w / r.total_tps_per_xpu *
+                                    r.spec.facility.electricity_price.value() * 1e6
+                              : 0;
 }
 
 }  // namespace racktwin::sim

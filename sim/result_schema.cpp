@@ -105,6 +105,7 @@ const std::vector<ResultField>& result_fields() {
       RT_FIELD(power_conversion_loss_w, "W per XPU"),
       RT_FIELD(power_facility_overhead_w, "W per XPU"),
       RT_FIELD(power_all_in_operating_w, "W per XPU"),
+      RT_FIELD(energy_usd_per_mtok, "$ per million tokens"),
       RT_FIELD(iteration_compute_s, "s per iteration"),
       RT_FIELD(iteration_memory_s, "s per iteration"),
       RT_FIELD(iteration_communication_s, "s per iteration"),

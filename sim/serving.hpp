@@ -148,6 +148,9 @@ struct PointResult {
   // Where each XPU's all-in power goes at the operating activity (W per XPU; docs/power.md).
   double power_xpu_w = 0, power_tray_overhead_w = 0, power_switches_w = 0, power_hosts_w = 0,
          power_conversion_loss_w = 0, power_facility_overhead_w = 0, power_all_in_operating_w = 0;
+  // Electricity cost of a million tokens at the point: all-in W drawn per XPU / tok/s per XPU x
+  // the facility's electricity price x 1e6 ($ per million tokens, energy only).
+  double energy_usd_per_mtok = 0;
   // Work done by the simulator.
   std::int64_t iterations = 0, plans = 0, preemptions = 0;
   double max_kv_used = 0;

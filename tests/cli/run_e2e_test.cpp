@@ -337,3 +337,33 @@ TEST(Run_Options, TimeseriesNeedsJson) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Run_Facility, PowerBudget_ShowsTheUnitsItHolds_AndThePriceGivesTheEnergyCost) {
+  const std::string yaml = R"(name: budget
+seed: 1
+systems: [jalapeno-a0, gb300-nvl72]
+models: [gpt-oss-120b]
+workloads:
+  - {id: 8k1k, kind: inferencex, isl: 8192, osl: 1024}
+concurrency: [64]
+facility: {power_budget: 100 MW, electricity_price: $0.10/kWh}
+)";
+  const auto r = run_text("budget", yaml, " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // A Jalapeno rack pair is 128 XPUs at about 178 kW provisioned: 560 fit in 100 MW.
+  EXPECT_NE(r.out.find("within the IT power budget of 100.0 MW"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("jalapeno-a0: 560 rack pairs, 71680 XPUs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gb300-nvl72: "), std::string::npos) << r.out;
+  const auto j = run_text("budget-json", yaml, " --quiet --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  for (const auto& p : json::parse(j.out)["points"]) {
+    const auto& m = p["metrics"];
+    const double expected = m["power_all_in_operating_w"].get<double>() /
+                            m["total_tps_per_xpu"].get<double>() * (0.10 / 3.6e6) * 1e6;
+    EXPECT_NEAR(m["energy_usd_per_mtok"].get<double>(), expected, 1e-9 * expected);
+  }
+}
+
+}  // namespace
