@@ -360,6 +360,34 @@ Term catalog_leaf(const Context& c, std::string label, double value, std::string
   return t;
 }
 
+// A figure of the scenario's facility: given in the stored scenario text, or the default.
+struct FacilityFigure {
+  std::string label, unit;
+  double value = 0;
+  std::string_view docs;
+};
+Term facility_leaf(const Context& c, const FacilityFigure& f, const std::string& key, bool given,
+                   const std::string& default_source) {
+  Term t;
+  t.label = f.label;
+  t.unit = f.unit;
+  t.value = f.value;
+  t.docs = std::string(f.docs);
+  Origin o;
+  if (given) {
+    o.kind = "scenario";
+    o.where = fmt::format("scenario '{}' facility.{} (the text stored with run {})",
+                          c.run.info.scenario_name, key, c.run.info.id);
+  } else {
+    o.kind = "default";
+    o.where = "the default " + f.label + ": the scenario gives no facility." + key;
+    o.note = default_source;
+    if (!c.facility_read) o.note += "; the stored scenario's facility could not be read";
+  }
+  t.origin = o;
+  return t;
+}
+
 Term system_leaf(const Context& c, std::string label, double value, std::string unit,
                  std::string_view path) {
   return catalog_leaf(c, std::move(label), value, std::move(unit), "system " + c.sys().id,
@@ -561,45 +589,17 @@ const std::map<std::string_view, Term (*)(const Context&)>& terms() {
        }},
       {"pue",
        [](const Context& c) {
-         Term t;
-         t.label = "PUE";
-         t.value = c.power().facility().pue;
-         t.docs = kDocsRacks;
-         Origin o;
-         if (c.facility.pue_given) {
-           o.kind = "scenario";
-           o.where = fmt::format("scenario '{}' facility.pue (the text stored with run {})",
-                                 c.run.info.scenario_name, c.run.info.id);
-         } else {
-           o.kind = "default";
-           o.where = "the default PUE: the scenario gives no facility.pue";
-           o.note =
-               "reference specs section 6: new liquid-cooled AI halls 1.05-1.15, Google fleet "
-               "about 1.10";
-           if (!c.facility_read) o.note += "; the stored scenario's facility could not be read";
-         }
-         t.origin = o;
-         return t;
+         return facility_leaf(c, {"PUE", "", c.power().facility().pue, kDocsRacks}, "pue",
+                              c.facility.pue_given,
+                              "reference specs section 6: new liquid-cooled AI halls 1.05-1.15, "
+                              "Google fleet about 1.10");
        }},
       {"electricity_price",
        [](const Context& c) {
-         Term t;
-         t.label = "electricity price";
-         t.unit = "$ per J";
-         t.value = c.facility.electricity_price.value();
-         t.docs = kDocsShare;
-         Origin o;
-         if (c.facility.price_given) {
-           o.kind = "scenario";
-           o.where = fmt::format("scenario '{}' facility.electricity_price (the text stored with run {})",
-                                 c.run.info.scenario_name, c.run.info.id);
-         } else {
-           o.kind = "default";
-           o.where = "the default price: the scenario gives no facility.electricity_price";
-           o.note = "reference specs section 6: blended $0.065-0.090/kWh for AI datacenters in 2026";
-         }
-         t.origin = o;
-         return t;
+         return facility_leaf(
+             c, {"electricity price", "$ per J", c.facility.electricity_price.value(), kDocsShare},
+             "electricity_price", c.facility.price_given,
+             "reference specs section 6: blended $0.065-0.090/kWh for AI datacenters in 2026");
        }},
       {"conversion_efficiency",
        [](const Context& c) {
