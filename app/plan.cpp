@@ -3,7 +3,11 @@
 #include <map>
 #include <set>
 
+#include "app/locations.hpp"
+#include "db/provenance.hpp"
+#include "db/store.hpp"
 #include "power/power_model.hpp"
+#include "racktwin/version.hpp"
 #include "scenarios/plan_loader.hpp"
 
 namespace racktwin::app {
@@ -180,6 +184,32 @@ std::vector<PlanAssumption> assumptions_of(const Plan& p) {
   return a;
 }
 
+std::expected<std::int64_t, std::string> store_plan(const Catalog& cat, PlanOutcome& o,
+                                                    const std::string& db_flag) {
+  if (o.db_path.empty()) o.db_path = db_path(db_flag, std::nullopt);
+  auto store = db::Store::open(o.db_path, db::Store::Mode::create);
+  if (!store) return std::unexpected(store.error());
+  db::PlanRecord r;
+  r.name = o.plan.name;
+  r.file = o.plan.file;
+  r.text = o.plan.text;
+  r.hash = db::content_hash(o.plan.text);
+  r.version = kVersion;
+  r.commit = kGitCommit;
+  r.catalog_hash = db::catalog_hash(cat);
+  for (const auto& u : o.units)
+    for (const auto& t : u.throughput)
+      if (std::find(r.throughput_runs.begin(), r.throughput_runs.end(), t.run_id) ==
+          r.throughput_runs.end())
+        r.throughput_runs.push_back(t.run_id);
+  r.document = o.to_json().dump();
+  try {
+    return store->add_plan(std::move(r));
+  } catch (const std::exception& e) {
+    return std::unexpected(std::string("cannot store the plan in ") + o.db_path + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 std::expected<PlanOutcome, Failure> plan_fleet(const Catalog& cat, const PlanRequest& rq,
@@ -219,6 +249,11 @@ std::expected<PlanOutcome, Failure> plan_fleet(const Catalog& cat, const PlanReq
   if (!out.plan.uncertainty.figures.empty()) {
     out.sensitivity = plan::sensitivity(out.plan, fleet);
     out.monte_carlo = plan::monte_carlo(out.plan, fleet);
+  }
+  if (rq.store) {
+    auto id = store_plan(cat, out, rq.db);
+    if (!id) return std::unexpected(Failure::of(Failure::Kind::runtime, id.error()));
+    out.plan_id = *id;
   }
   return out;
 }

@@ -31,6 +31,7 @@ struct PlanRequest {
   std::string plan_file;
   std::string db;      // results database of the throughput sweeps (as for run)
   bool fresh = false;  // simulate the sweeps again even when a finished run is stored
+  bool store = false;  // store the plan in the database (PlanOutcome::plan_id)
   JobOptions job;
 };
 
@@ -73,6 +74,7 @@ struct PlanOutcome {
   std::vector<plan::Rollout> comparators;
   std::vector<PlanAssumption> assumptions;
   std::string db_path;
+  std::optional<std::int64_t> plan_id;  // when stored
   // When the plan marks figures uncertain: the final quarter's sensitivity to each, and the
   // Monte Carlo band of every quarter.
   std::optional<plan::Sensitivity> sensitivity;

@@ -16,7 +16,7 @@ namespace {
 
 struct PlanArgs {
   app::PlanRequest request;
-  bool json = false, quiet = false;
+  bool json = false, quiet = false, no_store = false;
   std::string csv, plots;
 };
 
@@ -123,6 +123,7 @@ int plan(const Catalog& cat, PlanArgs a) {
   hooks.note = [&](const std::string& s) {
     if (!a.quiet) fmt::print(stderr, "racktwin: {}\n", s);
   };
+  a.request.store = !a.no_store;
   auto o = app::plan_fleet(cat, a.request, hooks);
   bar.clear();
   if (!o) return print_failure(o.error(), "plan");
@@ -140,6 +141,8 @@ int plan(const Catalog& cat, PlanArgs a) {
   }
   if (a.json) {
     fmt::print("{}\n", o->to_json().dump(2));
+    if (o->plan_id && !a.quiet)
+      fmt::print(stderr, "racktwin: stored as plan {} in {}\n", *o->plan_id, o->db_path);
     return kExitOk;
   }
   fmt::print("racktwin {} (commit {}): plan {} ({}), power basis {}\n\n", kVersion, kGitCommit,
@@ -150,6 +153,7 @@ int plan(const Catalog& cat, PlanArgs a) {
   print_comparators(*o);
   print_uncertainty(*o);
   print_assumptions(*o);
+  if (o->plan_id) fmt::print("\nStored as plan {} in {}\n", *o->plan_id, o->db_path);
   return kExitOk;
 }
 
@@ -170,6 +174,7 @@ void add_plan_command(CLI::App& app, Commands& out) {
                   "racktwin.db in the working directory)");
   cmd->add_flag("--fresh", a->request.fresh,
                 "Simulate the throughput sweeps again instead of taking stored runs");
+  cmd->add_flag("--no-store", a->no_store, "Do not store the plan in the results database");
   cmd->add_flag("--quiet", a->quiet, "No progress bar or notes");
   add_jobs_option(cmd, a->request.job.jobs);
   out.push_back({cmd, [a](const Catalog& cat) { return plan(cat, *a); }});

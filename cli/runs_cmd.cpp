@@ -24,6 +24,7 @@ struct RunsArgs {
   bool json = false;
   std::string csv_dir;
   bool force = false;
+  std::int64_t plan = 0;  // runs plans ID
 };
 
 // The database and the runs named on the command line; prints what is wrong otherwise.
@@ -75,6 +76,38 @@ int list_runs(const RunsArgs& a) {
            std::to_string(r.points), std::to_string(r.failed_points), r.started_at,
            num(r.wall_s, 1), r.version + " (" + r.commit + ")"});
   fmt::print("{} runs in {}\n{}", runs.size(), store.path(), t.render({0, 3, 4, 5, 7}));
+  return kExitOk;
+}
+
+// The stored plans, newest first; with an id, one plan's whole `racktwin plan --json` document.
+int list_plans(const RunsArgs& a) {
+  auto o = open_runs(a);
+  if (!o) return o.error();
+  if (a.plan > 0) {
+    const auto p = o->store.plan(a.plan);
+    if (!p) return input_error("no plan " + std::to_string(a.plan) + " in " + o->store.path(),
+                               "racktwin runs plans lists the stored plans");
+    fmt::print("{}\n", json::parse(p->document).dump(2));
+    return kExitOk;
+  }
+  const auto plans = o->store.plans();
+  if (a.json) {
+    json out = json::array();
+    for (const auto& p : plans)
+      out.push_back({{"id", p.id}, {"name", p.name}, {"file", p.file}, {"hash", p.hash},
+                     {"created_at", p.created_at}, {"racktwin", p.version}, {"commit", p.commit},
+                     {"throughput_runs", p.throughput_runs}});
+    fmt::print("{}\n", json{{"db", o->store.path()}, {"plans", out}}.dump(2));
+    return kExitOk;
+  }
+  Table t({"id", "plan", "file", "created (UTC)", "throughput runs", "racktwin"});
+  for (const auto& p : plans) {
+    std::string ids;
+    for (auto id : p.throughput_runs) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    t.add({std::to_string(p.id), p.name, p.file, p.created_at, ids.empty() ? "-" : ids,
+           p.version + " (" + p.commit + ")"});
+  }
+  fmt::print("{} plans in {}\n{}", plans.size(), o->store.path(), t.render({0}));
   return kExitOk;
 }
 
@@ -260,6 +293,11 @@ void add_runs_commands(CLI::App& app, Commands& out) {
       [](CLI::App* c, RunsArgs& a) {
         auto* csv = c->add_option("--csv", a.csv_dir, "Directory for the CSV files");
         c->add_flag("--json", a.json, "The whole run as JSON on standard output")->excludes(csv);
+      });
+  add("plans", "List the stored fleet plans (racktwin plan), or print one as JSON: plans ID", 0,
+      list_plans, [](CLI::App* c, RunsArgs& a) {
+        c->add_option("ID", a.plan, "Plan id: print its whole document")->check(CLI::PositiveNumber);
+        c->add_flag("--json", a.json, "Machine-readable list");
       });
   add("delete", "Delete a run and everything stored with it", 1, delete_run,
       [](CLI::App* c, RunsArgs& a) {

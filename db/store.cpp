@@ -105,8 +105,25 @@ CREATE TABLE timeseries (
 CREATE INDEX points_by_run ON points(run_id);
 )sql";
 
+// Schema version 2: fleet plans, each stored whole (racktwin plan --json) with what it rests on.
+constexpr const char* kSchemaV2 = R"sql(
+CREATE TABLE plans (
+  id                INTEGER PRIMARY KEY,
+  name              TEXT    NOT NULL,
+  file              TEXT    NOT NULL,
+  text              TEXT    NOT NULL,
+  hash              TEXT    NOT NULL,
+  racktwin_version  TEXT    NOT NULL,
+  racktwin_commit   TEXT    NOT NULL,
+  catalog_hash      TEXT    NOT NULL,
+  throughput_runs   TEXT    NOT NULL,
+  created_at        TEXT    NOT NULL,
+  document          TEXT    NOT NULL
+);
+)sql";
+
 // Migrations: kMigrations[v] takes a database at user_version v to v + 1.
-constexpr std::array<const char*, kSchemaVersion> kMigrations{kSchemaV1};
+constexpr std::array<const char*, kSchemaVersion> kMigrations{kSchemaV1, kSchemaV2};
 
 std::string now_utc() {
   const auto t = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
@@ -278,6 +295,78 @@ std::expected<Store, std::string> Store::open(const std::string& path, Mode mode
         fmt::format("cannot open the results database '{}': {}", path, e.what()));
   }
   return s;
+}
+
+namespace {
+
+std::string join_ids(const std::vector<std::int64_t>& ids) {
+  std::string out;
+  for (auto id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+  return out;
+}
+
+std::vector<std::int64_t> split_ids(const std::string& text) {
+  std::vector<std::int64_t> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    out.push_back(std::stoll(text.substr(at, comma - at)));
+    at = comma + 1;
+  }
+  return out;
+}
+
+PlanRecord plan_of(SQLite::Statement& q, bool with_document) {
+  PlanRecord p;
+  p.id = q.getColumn(0).getInt64();
+  p.name = q.getColumn(1).getString();
+  p.file = q.getColumn(2).getString();
+  p.text = q.getColumn(3).getString();
+  p.hash = q.getColumn(4).getString();
+  p.version = q.getColumn(5).getString();
+  p.commit = q.getColumn(6).getString();
+  p.catalog_hash = q.getColumn(7).getString();
+  p.throughput_runs = split_ids(q.getColumn(8).getString());
+  p.created_at = q.getColumn(9).getString();
+  if (with_document) p.document = q.getColumn(10).getString();
+  return p;
+}
+
+constexpr const char* kPlanColumns =
+    "id, name, file, text, hash, racktwin_version, racktwin_commit, catalog_hash, "
+    "throughput_runs, created_at, document";
+
+}  // namespace
+
+std::int64_t Store::add_plan(PlanRecord p) try {
+  SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+  SQLite::Statement q(*db_,
+                      "INSERT INTO plans (name, file, text, hash, racktwin_version, "
+                      "racktwin_commit, catalog_hash, throughput_runs, created_at, document) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  SQLite::bind(q, p.name, p.file, p.text, p.hash, p.version, p.commit, p.catalog_hash,
+               join_ids(p.throughput_runs), now_utc(), p.document);
+  q.exec();
+  const std::int64_t id = db_->getLastInsertRowid();
+  tx.commit();
+  return id;
+} catch (const SQLite::Exception& e) {
+  throw_if_locked(e);
+  throw;
+}
+
+std::vector<PlanRecord> Store::plans() const {
+  std::vector<PlanRecord> out;
+  SQLite::Statement q(*db_, std::string("SELECT ") + kPlanColumns + " FROM plans ORDER BY id DESC");
+  while (q.executeStep()) out.push_back(plan_of(q, false));
+  return out;
+}
+
+std::optional<PlanRecord> Store::plan(std::int64_t id) const {
+  SQLite::Statement q(*db_, std::string("SELECT ") + kPlanColumns + " FROM plans WHERE id = ?");
+  q.bind(1, id);
+  if (!q.executeStep()) return std::nullopt;
+  return plan_of(q, true);
 }
 
 std::int64_t Store::begin_run(RunInfo info, const std::vector<Assumption>& assumptions) try {

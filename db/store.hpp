@@ -38,7 +38,7 @@ class Exception;
 
 namespace racktwin::db {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 inline constexpr std::int32_t kApplicationId = 0x52545744;  // "RTWD"
 // How long a connection waits for a lock another process holds before giving up.
 inline constexpr Seconds kBusyTimeout{5.0};
@@ -105,6 +105,17 @@ struct StoredRun {
   std::vector<StoredPoint> points;
 };
 
+// A fleet plan as `racktwin plan` stored it: the plan text, what it rests on, and the whole
+// `racktwin plan --json` document.
+struct PlanRecord {
+  std::int64_t id = 0;
+  std::string name, file, text, hash;
+  std::string version, commit, catalog_hash;
+  std::vector<std::int64_t> throughput_runs;  // the runs of this database its throughput came from
+  std::string created_at;
+  std::string document;  // JSON
+};
+
 struct LoadOptions {
   bool percentiles = true;
   bool timeseries = false;
@@ -133,11 +144,11 @@ class Store {
   // Writes points with the indices they carry, in one transaction.
   void add_stored(std::int64_t run, const std::vector<StoredPoint>& points);
 
+  // The newest finished run (no error) of the same inputs, to reuse its points unchanged.
+  std::optional<std::int64_t> find_finished(const RunInfo& like) const;
   // A run to resume: the newest run with the same scenario hash, seed, version, commit, catalog
   // and calibration hashes and options as `like` that did not finish (failed, or running with its
   // process gone).
-  // The newest finished run (no error) of the same inputs, to reuse its points unchanged.
-  std::optional<std::int64_t> find_finished(const RunInfo& like) const;
   std::optional<std::int64_t> find_resumable(const RunInfo& like) const;
   // Marks a resumed run running again, owned by this process.
   void reopen_run(std::int64_t run);
@@ -151,6 +162,11 @@ class Store {
   std::optional<StoredRun> load(std::int64_t run, const LoadOptions& what = {}) const;
   std::optional<std::int64_t> latest() const;
   bool remove(std::int64_t run);  // false when there is no such run
+
+  // Plans (schema 2): stored whole, listed newest first without their documents.
+  std::int64_t add_plan(PlanRecord plan);  // created_at filled here; returns the id
+  std::vector<PlanRecord> plans() const;
+  std::optional<PlanRecord> plan(std::int64_t id) const;
 
  private:
   explicit Store(std::string path);

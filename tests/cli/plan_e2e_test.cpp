@@ -84,6 +84,21 @@ TEST_F(Plan, Replanning_TakesTheStoredThroughputAndGivesTheSameBytes) {
   EXPECT_EQ(nlohmann::json::parse(again.out), doc);
 }
 
+TEST_F(Plan, StoredPlan_IsListedAndItsDocumentIsTheJson) {
+  const std::string db = " --db " + (dir / "p.db").string();
+  const auto list = run("runs plans --json" + db);
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  const auto plans = nlohmann::json::parse(list.out)["plans"];
+  ASSERT_GE(plans.size(), 1u);
+  const auto oldest = plans.back();
+  EXPECT_EQ(oldest["name"], "openai-10gw");
+  EXPECT_EQ(oldest["throughput_runs"].size(), 1u);
+  const auto one = run("runs plans " + std::to_string(oldest["id"].get<int>()) + db);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(nlohmann::json::parse(one.out), doc);
+  EXPECT_EQ(run("runs plans 999" + db).exit_code, 2);
+}
+
 TEST_F(Plan, Csv_HasAHeaderAndOneLinePerFleetQuarterAndGeneration) {
   const std::string csv = (dir / "plan.csv").string();
   const auto r = run("plan " + kPlan + " --quiet --csv " + csv + " --db " + (dir / "p.db").string());
