@@ -101,7 +101,7 @@ int run_scenario(const Catalog& cat, RunArgs a) {
     fmt::print(stderr, "racktwin: {} points simulated now, {} taken from the interrupted run\n",
                o->simulated, o->resumed);
   if (a.json)
-    fmt::print("{}\n", o->to_json(a.timeseries).dump(2));
+    print_json(o->to_json(a.timeseries));
   else
     print_summary(*o);
   const std::string note = fmt::format("Stored as run {} in {} (racktwin runs show {} --db {})",
@@ -125,7 +125,7 @@ void add_run_command(CLI::App& app, Commands& out) {
   auto* run = app.add_subcommand(
       "run", "Run a scenario's sweep through the serving simulation and compare systems");
   run->add_option("SCENARIO", a->request.scenario_file, "Scenario YAML file")->required();
-  run->add_option("--seed", a->request.seed, "Master seed (default: the scenario's)");
+  add_seed_option(run, a->request.seed, "Master seed (default: the scenario's)");
   run->add_flag("--json", a->json, "Every point's metrics, machine-readable");
   run->add_flag("--no-fuse", a->no_fuse,
                 "Simulate every decode iteration on its own (slower; same results)");
