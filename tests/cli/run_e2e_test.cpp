@@ -76,7 +76,8 @@ TEST(Run_Golden, TraceReplay_MatchesTheCheckedInOutput) {
   ss << in.rdbuf();
   ASSERT_FALSE(ss.str().empty()) << "missing tests/sim/golden/trace.expected.json";
   EXPECT_EQ(points_of(r.out), points_of(ss.str()));
-  for (const auto& p : points_of(r.out)["points"]) {
+  const json out = points_of(r.out);  // a range-for over a member of a temporary would dangle
+  for (const auto& p : out["points"]) {
     EXPECT_EQ(p["metrics"]["completed"], 18);
     EXPECT_GT(p["metrics"]["prefix_hit_rate"].get<double>(), 0.4);
   }
@@ -117,7 +118,8 @@ TEST(Run_Agentic, ShippedScenario_FinishesAndPrintsItsTable) {
     EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
   auto j = run("run " + src("scenarios/agentic-multiturn.yaml") + " --json");
   ASSERT_EQ(j.exit_code, 0) << j.err;
-  for (const auto& p : json::parse(j.out)["points"]) {
+  const json out = json::parse(j.out);  // held: the loop ranges over one of its members
+  for (const auto& p : out["points"]) {
     EXPECT_EQ(p["error"], "");
     EXPECT_GT(p["metrics"]["prefix_hit_rate"].get<double>(), 0.5);  // turns reuse their session's prefix
     EXPECT_GT(p["metrics"]["e2e_normalised_interactivity"].get<double>(), 0.0);
