@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "scenarios/points_loader.hpp"
+#include "scenarios/scenario_limits.hpp"
 #include "scenarios/trace_loader.hpp"
 #include "scenarios/yaml_reader.hpp"
 
@@ -704,6 +705,7 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
     if (auto r = top.choice("router", false, router_names())) sc.router = *router_from_name(*r);
   read_facility(ctx, top, sc.facility);
   read_reference(ctx, top, catalog, sc);
+  read_limits(ctx, top, sc.limits);
   if (top.has("output")) {
     MapReader o(ctx, top.get("output"), top.child("output"));
     sc.output.db = o.string("db", false);
@@ -712,6 +714,7 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
     o.finish();
   }
   top.finish();
+  if (ctx.ok()) check_limits(ctx, top, sc);
   if (!ctx.ok()) {
     Diagnostics d = ctx.diagnostics();
     std::stable_sort(d.begin(), d.end(), [](const Diagnostic& a, const Diagnostic& b) {

@@ -164,3 +164,89 @@ TEST(ScenarioLoader_Scale, LongRateAndConcurrencyLists_EveryDuplicateIsReported)
 
 }  // namespace
 }  // namespace racktwin
+
+namespace racktwin {
+namespace {
+
+using test::dump;
+using test::find_diag;
+using test::shipped_catalog;
+
+const std::string kSystems = "name: l\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\n";
+
+std::expected<Scenario, Diagnostics> scenario(const std::string& text) {
+  return load_scenario_string(text, "inline.yaml", shipped_catalog());
+}
+
+TEST(ScenarioLoader_Limits, ToolPausesBeyondTheSpan_AreAnErrorWithTheLimitAndHowToRaiseIt) {
+  auto sc = scenario(kSystems +
+                     "workloads:\n  - {kind: agentic, tool_pause: ['1e308 s', '1e308 s']}\n"
+                     "concurrency: [1]\n");
+  ASSERT_FALSE(sc.has_value());
+  const Diagnostic* d = find_diag(sc.error(), "workloads[0]: this workload spans");
+  ASSERT_NE(d, nullptr) << dump(sc.error());
+  EXPECT_EQ(d->where.line, 5);
+  EXPECT_NE(d->message.find("above the limit of 86400 s per point"), std::string::npos)
+      << d->message;
+  EXPECT_NE(d->hint.find("limits: {span:"), std::string::npos) << d->hint;
+}
+
+TEST(ScenarioLoader_Limits, TraceArrivingAfterTheSpan_IsAnError_UnlessTheLimitIsRaised) {
+  TempFile f("t.jsonl",
+             "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 5}\n"
+             "{\"timestamp\": 1e10, \"input_length\": 10, \"output_length\": 5}\n");
+  const std::string text =
+      kSystems + "workloads:\n  - {kind: trace, file: " + f.path() + "}\n";
+  auto over = scenario(text);
+  ASSERT_FALSE(over.has_value());
+  EXPECT_NE(find_diag(over.error(), "spans 1e+07 s of simulated time"), nullptr)
+      << dump(over.error());
+  auto raised = scenario(text + "limits: {span: '200 day'}\n");
+  EXPECT_TRUE(raised.has_value()) << dump(raised.error());
+}
+
+TEST(ScenarioLoader_Limits, RequestsPerPointAboveTheLimit_AreAnError) {
+  auto sc = scenario(kSystems +
+                     "workloads:\n  - {kind: poisson, isl: 64, osl: 8, rate: 1000, "
+                     "requests: 2000000, warmup_requests: 0}\n");
+  ASSERT_FALSE(sc.has_value());
+  EXPECT_NE(find_diag(sc.error(), "issues 2e+06 requests, above the limit of 1000000"), nullptr)
+      << dump(sc.error());
+  EXPECT_NE(find_diag(sc.error(), "limits: {requests: 2000000}"), nullptr) << dump(sc.error());
+}
+
+TEST(ScenarioLoader_Limits, FailureAfterTheSpan_IsAnErrorAtTheFailure) {
+  auto sc = scenario(kSystems + kWorkload +
+                     "concurrency: [1]\nfailures: [{part: xpu, at: 1e9 s}]\n");
+  ASSERT_FALSE(sc.has_value());
+  const Diagnostic* d = find_diag(sc.error(), "failures[0]: this failure");
+  ASSERT_NE(d, nullptr) << dump(sc.error());
+  EXPECT_EQ(d->where.line, 7);
+}
+
+TEST(ScenarioLoader_Limits, LimitsKey_IsReadAndCheckedForRange) {
+  auto sc = scenario(kSystems + kWorkload +
+                     "concurrency: [1]\nlimits: {points: 20, requests: 50, span: '2 h'}\n");
+  ASSERT_TRUE(sc.has_value()) << dump(sc.error());
+  EXPECT_EQ(sc->limits.points, 20);
+  EXPECT_EQ(sc->limits.requests, 50);
+  EXPECT_DOUBLE_EQ(sc->limits.span_s, 7200.0);
+  auto bad = scenario(kSystems + kWorkload + "concurrency: [1]\nlimits: {span: '1e300 s'}\n");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(find_diag(bad.error(), "limits.span: expected a span from 1 s"), nullptr)
+      << dump(bad.error());
+}
+
+TEST(ScenarioLoader_Limits, SweepAboveThePointsLimit_IsADiagnosticWithTheLimit) {
+  auto sc = scenario(kSystems + kWorkload + "concurrency: [1]\nlimits: {points: 3}\n");
+  ASSERT_TRUE(sc.has_value()) << dump(sc.error());
+  EXPECT_FALSE(sweep_limit_problem(*sc, 3).has_value());
+  const auto d = sweep_limit_problem(*sc, 4);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->path, "limits.points");
+  EXPECT_NE(d->message.find("4 points, above the limit of 3"), std::string::npos) << d->message;
+  EXPECT_NE(d->hint.find("limits: {points: 4}"), std::string::npos) << d->hint;
+}
+
+}  // namespace
+}  // namespace racktwin
