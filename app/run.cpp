@@ -108,6 +108,7 @@ std::vector<SummaryRow> summary_rows(const RunOutcome& o) {
         SummaryRow r{wid, mid, sid, std::nullopt, std::nullopt, std::nullopt};
         const auto it = o.summary.find({wid, mid, sid});
         if (it != o.summary.end() && it->second.points > 0) r.best = it->second;
+        if (it != o.summary.end()) r.failed = it->second.failed;
         if (r.best && base != o.summary.end()) {
           r.rated_kw_ratio = ratio(r.best->peak_rated_kw, base->second.peak_rated_kw);
           r.min_e2e_ratio = ratio(r.best->min_e2e, base->second.min_e2e);

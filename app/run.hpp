@@ -60,6 +60,7 @@ struct SummaryRow {
   std::string workload, model, system;
   std::optional<sim::SweepSummary> best;  // nullopt: no layout fits
   std::optional<double> rated_kw_ratio, min_e2e_ratio;
+  int failed = 0;  // points that ran into an error (each point's error is in the JSON output)
 };
 
 struct RunOutcome {

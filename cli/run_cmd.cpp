@@ -58,14 +58,14 @@ void print_summary(const app::RunOutcome& o) {
     for (std::size_t k = i; k < i + o.systems.size(); ++k) {
       const app::SummaryRow& r = o.rows[k];
       if (!r.best) {
-        t.add({r.system, "no layout fits"});
+        t.add({r.system, r.failed > 0 ? "every point failed" : "no layout fits"});
         continue;
       }
       const sim::SweepSummary& b = *r.best;
       t.add({r.system, fmt_num(b.peak_tps), b.best_layout, fmt_num(b.peak_rated_kw),
              ratio(r.rated_kw_ratio),
              fmt_num(b.peak_allin_mw) + (b.allin_computed ? " (computed)" : ""),
-             fmt_num(b.min_tbt * 1e3, 2), fmt_num(b.min_e2e, 2), ratio(r.min_e2e_ratio),
+             b.min_tbt ? fmt_num(*b.min_tbt * 1e3, 2) : "-", fmt_num(b.min_e2e, 2), ratio(r.min_e2e_ratio),
              fmt_num(b.ttft_at_min_e2e, 3)});
     }
     fmt::print("{} / {}\n{}\n", o.rows[i].model, o.rows[i].workload,
@@ -110,6 +110,8 @@ int run_scenario(const Catalog& cat, RunArgs a) {
     fmt::print("{}\n", note);
   else if (!a.quiet)
     fmt::print(stderr, "racktwin: {}\n", note);
+  // Not one point could run: the command failed, whatever it printed and stored.
+  if (o->failed_points == static_cast<int>(o->results.size())) return kExitRuntime;
   const std::string dir = !a.plots.empty() ? a.plots : o->plots_dir.value_or("");
   if (dir.empty()) return kExitOk;
   std::fflush(stdout);

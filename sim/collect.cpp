@@ -152,11 +152,23 @@ void timeseries(const Point& p, const Window& w, PointResult& r) {
   }
 }
 
+// Requests left unserved when the engine ran out of events: every replica that could take them is
+// down for good (a failure without a repair). The point's figures would hold only what came before.
+std::string unserved(const Point& p) {
+  std::size_t left = 0;
+  for (const Request& q : p.requests) left += q.finish < 0 ? 1 : 0;
+  if (left == 0) return {};
+  return std::to_string(left) + " of " + std::to_string(p.requests.size()) +
+         " requests were never served: every replica that could serve them failed and none came "
+         "back (give the failure a 'repair' time, or more replicas)";
+}
+
 void collect_point(const Point& p, PointResult& r, PowerModels& power_models) {
   if (!p.error.empty()) {
     r.error = p.error;
     return;
   }
+  if (r.error = unserved(p); !r.error.empty()) return;
   const Window w = request_metrics(p, r);
   engine_metrics(p, r);
   failure_metrics(p, r);
