@@ -168,10 +168,15 @@ ScenarioCheck check_scenario(const Catalog& cat, const std::string& path) {
   // The points racktwin run would simulate, for the assumptions its stored run records.
   sim::SweepOptions so;
   so.seed = sc->seed;
-  if (auto points = sim::build_sweep(cat, *sc, so))
-    c.assumptions = db::assumptions_of(cat, *points);
-  else
+  auto points = sim::build_sweep(cat, *sc, so);
+  if (!points) {
     c.sweep_problem = points.error();
+  } else if (auto too_many = sweep_limit_problem(*sc, points->size())) {
+    c.errors = {*too_many};
+    return c;
+  } else {
+    c.assumptions = db::assumptions_of(cat, *points);
+  }
 
   auto add = [&](std::string label, std::string text) {
     c.summary.push_back({std::move(label), std::move(text)});

@@ -32,7 +32,7 @@ std::expected<Results, Failure> throughput_runs(const Catalog& cat, const Plan& 
     h.note = hooks.note;
     h.cancel = hooks.cancel;
     if (hooks.progress)
-      h.progress = [&, i](double f) { hooks.progress((static_cast<double>(i) + f) / files.size()); };
+      h.progress = [&, i](double f) { hooks.progress((static_cast<double>(i) + f) / static_cast<double>(files.size())); };
     auto o = run_scenario(cat, r, h);
     if (!o) return std::unexpected(o.error());
     if (hooks.note)

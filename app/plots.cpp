@@ -1,12 +1,10 @@
 #include "app/plots.hpp"
 
-#include <unistd.h>
-
 #include <QChart>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
+#include "core/atomic_file.hpp"
 #include "db/export.hpp"
 #include "scenarios/points_loader.hpp"
 
@@ -56,14 +54,7 @@ std::expected<std::vector<std::string>, std::string> export_csv(const db::Stored
   std::vector<std::string> names;
   for (const auto& [name, text] : db::csv_files(run)) {
     const fs::path path = fs::path(dir) / name;
-    const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) {
-      std::remove(tmp.c_str());
-      return std::unexpected("cannot write " + path.string() + " (disk full, or no permission?)");
-    }
+    if (auto w = write_file_atomically(path.string(), text); !w) return std::unexpected(w.error());
     names.push_back(name);
   }
   return names;

@@ -124,9 +124,13 @@ std::vector<SummaryRow> summary_rows(const RunOutcome& o) {
     for (const auto& mid : o.models) {
       const auto base = o.summary.find({wid, mid, o.systems.front()});
       for (const auto& sid : o.systems) {
-        SummaryRow r{wid, mid, sid, std::nullopt, std::nullopt, std::nullopt};
+        SummaryRow r;
+        r.workload = wid;
+        r.model = mid;
+        r.system = sid;
         const auto it = o.summary.find({wid, mid, sid});
         if (it != o.summary.end() && it->second.points > 0) r.best = it->second;
+        if (it != o.summary.end()) r.failed = it->second.failed;
         if (r.best && base != o.summary.end()) {
           r.rated_kw_ratio = ratio(r.best->peak_rated_kw, base->second.peak_rated_kw);
           r.min_e2e_ratio = ratio(r.best->min_e2e, base->second.min_e2e);
@@ -145,8 +149,25 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 namespace {
 
+// A run recorded in the database, so that an exception after it began can mark it failed.
+struct BegunRun {
+  std::string db_path;
+  std::int64_t id = 0;
+  std::chrono::steady_clock::time_point start;
+};
+
+// Marks a begun run failed with `why`; best effort, the database may be what failed.
+void mark_failed(const BegunRun& run, const std::string& why) {
+  try {
+    if (auto store = db::Store::open(run.db_path, db::Store::Mode::create))
+      store->finish_run(run.id, seconds_since(run.start), why);
+  } catch (const std::exception&) {
+  }
+}
+
 std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequest& rq,
-                                               const RunHooks& hooks) {
+                                               const RunHooks& hooks,
+                                               std::optional<BegunRun>& begun) {
   const auto start = std::chrono::steady_clock::now();
   auto sc = load_scenario_file(rq.scenario_file, cat);
   if (!sc) return std::unexpected(RunError::input(sc.error(), rq.scenario_file));
@@ -164,6 +185,8 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
   if (!specs) {
     return std::unexpected(RunError::of(RunError::Kind::input, specs.error()));
   }
+  if (auto too_many = sweep_limit_problem(*sc, specs->size()))
+    return std::unexpected(RunError::input({*too_many}, rq.scenario_file));
   out.db_path = db_path(rq.db, sc->output.db);
   auto store = db::Store::open(out.db_path, db::Store::Mode::create);
   if (!store) {
@@ -186,6 +209,7 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
   } else {
     out.run_id = store->begin_run(info, db::assumptions_of(cat, *specs));
   }
+  begun = BegunRun{out.db_path, out.run_id, start};
 
   JobOptions jo = rq.job;
   jo.fuse = rq.fuse;
@@ -246,10 +270,14 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
 
 std::expected<RunOutcome, RunError> run_scenario(const Catalog& cat, const RunRequest& rq,
                                                  const RunHooks& hooks) {
+  std::optional<BegunRun> begun;
   try {
-    return run_stages(cat, rq, hooks);
-  } catch (const std::exception& e) {  // the database failed under us (locked, disk full, ...)
-    return std::unexpected(runtime_error(e.what()));
+    return run_stages(cat, rq, hooks, begun);
+  } catch (const std::exception& e) {  // out of memory, the database failed (locked, disk full)
+    // A begun run is marked failed with the reason; left running, it would list as "incomplete".
+    if (begun) mark_failed(*begun, e.what());
+    return std::unexpected(
+        runtime_error(e.what(), begun ? std::optional<std::int64_t>(begun->id) : std::nullopt));
   }
 }
 

@@ -71,6 +71,7 @@ struct SummaryRow {
   std::optional<sim::SweepSummary> best;  // nullopt: no layout fits
   std::optional<double> rated_kw_ratio, min_e2e_ratio;
   std::optional<BudgetFit> budget;  // when the scenario sets facility.power_budget
+  int failed = 0;  // points that ran into an error (each point's error is in the JSON output)
 };
 
 struct RunOutcome {

@@ -323,7 +323,14 @@ std::expected<void, std::string> SimJob::run(const Callbacks& cb) {
         for (std::size_t nl; failure.empty() && (nl = c.buffer.find('\n')) != std::string::npos;) {
           const std::string line = c.buffer.substr(0, nl);
           c.buffer.erase(0, nl + 1);
-          if (!line.empty()) handle_line(c, line);
+          if (line.empty()) continue;
+          // A callback that throws (out of memory, the database failing) fails the job like a
+          // worker's error: the workers are stopped and the caller records why.
+          try {
+            handle_line(c, line);
+          } catch (const std::exception& e) {
+            failure = e.what();
+          }
         }
         if (!failure.empty()) kill_all();
         continue;

@@ -1,13 +1,11 @@
 #include "app/validate.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 
+#include "core/atomic_file.hpp"
 #include "racktwin/version.hpp"
 #include "scenarios/points_loader.hpp"
 
@@ -34,26 +32,6 @@ std::string today_utc() {
   char buf[16];
   std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
   return buf;
-}
-
-// Writes `text` to `path` through a temporary file in the same directory, renamed into place.
-std::expected<void, std::string> write_atomically(const std::string& path,
-                                                  const std::string& text) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.close();
-    if (!f) {
-      std::remove(tmp.c_str());
-      return std::unexpected("cannot write " + path + " (disk full, or no permission?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return std::unexpected("cannot replace " + path);
-  }
-  return {};
 }
 
 }  // namespace
@@ -183,7 +161,7 @@ std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
     c.written =
         (std::filesystem::path(cat.files.front()).parent_path() / "calibration.yaml").string();
   }
-  if (auto w = write_atomically(c.written, calib::calibration_yaml(c.file)); !w)
+  if (auto w = write_file_atomically(c.written, calib::calibration_yaml(c.file)); !w)
     return std::unexpected(Failure::of(Failure::Kind::runtime, w.error()));
   return c;
 }

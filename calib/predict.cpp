@@ -118,11 +118,11 @@ std::expected<double, std::string> metric_value(const ReferencePoint& point, con
     case Metric::min_e2e_latency_s:
       return s.min_e2e;
     case Metric::min_tbt_ms:
-      if (s.min_tbt >= 1e30) return std::unexpected(std::string("no request produced a TPOT"));
-      return s.min_tbt * 1e3;
+      if (!s.min_tbt) return std::unexpected(std::string("no request produced a TPOT"));
+      return *s.min_tbt * 1e3;
     case Metric::max_interactivity_tok_s_user:
-      if (s.min_tbt >= 1e30) return std::unexpected(std::string("no request produced a TPOT"));
-      return 1.0 / s.min_tbt;
+      if (!s.min_tbt) return std::unexpected(std::string("no request produced a TPOT"));
+      return 1.0 / *s.min_tbt;
     case Metric::total_tps_per_allin_mw_at:
       return curve(t.allin);
     case Metric::total_tps_per_xpu_at:

@@ -3,9 +3,9 @@
 #include <QApplication>
 #include <QBarCategoryAxis>
 #include <QBarSet>
+#include <QBuffer>
 #include <QChart>
 #include <QChartView>
-#include <QFile>
 #include <QHorizontalBarSeries>
 #include <QImage>
 #include <QLegendMarker>
@@ -21,6 +21,7 @@
 #include <map>
 #include <set>
 
+#include "core/atomic_file.hpp"
 #include "sim/serving.hpp"
 
 namespace racktwin::charts {
@@ -401,7 +402,14 @@ std::expected<std::vector<std::string>, std::string> save_chart(std::unique_ptr<
   // Lay the chart out at the final size without showing the view.
   view.chart()->resize(QSizeF(size));
   QApplication::processEvents();
+  // Each image is drawn into memory and written through a fresh temporary file renamed into
+  // place, so a symbolic link planted at the output path is replaced, never written through.
   std::vector<std::string> written;
+  auto save = [&](const std::string& path, const QByteArray& bytes) {
+    auto w = write_file_atomically(path, std::string_view(bytes.constData(), bytes.size()));
+    if (w) written.push_back(path);
+    return w;
+  };
   if (formats.png) {
     QImage image(size, QImage::Format_ARGB32);
     image.fill(Qt::white);
@@ -409,24 +417,27 @@ std::expected<std::vector<std::string>, std::string> save_chart(std::unique_ptr<
     painter.setRenderHint(QPainter::Antialiasing);
     view.render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), view.rect());
     painter.end();
-    const std::string path = stem + ".png";
-    if (!image.save(q(path), "PNG")) return std::unexpected("cannot write " + path);
-    written.push_back(path);
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (!image.save(&buffer, "PNG")) return std::unexpected("cannot encode " + stem + ".png");
+    if (auto w = save(stem + ".png", bytes); !w) return std::unexpected(w.error());
   }
   if (formats.svg) {
-    const std::string path = stem + ".svg";
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
     QSvgGenerator svg;
-    svg.setFileName(q(path));
+    svg.setOutputDevice(&buffer);
     svg.setSize(size);
     svg.setViewBox(QRect(QPoint(0, 0), size));
     svg.setTitle(view.chart()->title());
     svg.setDescription("racktwin chart");
     QPainter painter;
-    if (!painter.begin(&svg)) return std::unexpected("cannot write " + path);
+    if (!painter.begin(&svg)) return std::unexpected("cannot encode " + stem + ".svg");
     view.render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), view.rect());
     painter.end();
-    if (!QFile::exists(q(path))) return std::unexpected("cannot write " + path);
-    written.push_back(path);
+    if (auto w = save(stem + ".svg", bytes); !w) return std::unexpected(w.error());
   }
   return written;
 }

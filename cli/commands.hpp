@@ -2,7 +2,9 @@
 // The racktwin subcommands. Each returns the process exit code.
 
 #include <functional>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,5 +54,7 @@ std::string format_value(double v);  // a published or predicted figure, 3-4 dig
 int print_failure(const app::Failure& f, const std::string& command);
 void add_jobs_option(CLI::App* cmd, int& jobs);
 void add_replica_xpus_option(CLI::App* cmd, std::vector<int>& sizes);
+// --seed: a decimal number from 0 to 2^64-1; anything else (a sign included) is a usage error.
+void add_seed_option(CLI::App* cmd, std::optional<std::uint64_t>& seed, const std::string& what);
 
 }  // namespace racktwin::cli

@@ -11,6 +11,7 @@
 #include "app/explain.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
+#include "cli/table.hpp"
 
 namespace racktwin::cli {
 namespace {
@@ -66,7 +67,7 @@ int explain(const Catalog& cat, const ExplainArgs& a) {
   if (a.point_option->count() > 0) request.point = a.point;
   const app::Explanation e = app::explain(cat, *run, request);
   if (a.json) {
-    fmt::print("{}\n", e.to_json().dump(2));
+    print_json(e.to_json());
     return kExitOk;
   }
   fmt::print("run {} ('{}'), point {}: {}\n", e.run, e.scenario, e.point, e.point_label);

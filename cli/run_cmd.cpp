@@ -69,14 +69,14 @@ void print_summary(const app::RunOutcome& o) {
     for (std::size_t k = i; k < i + o.systems.size(); ++k) {
       const app::SummaryRow& r = o.rows[k];
       if (!r.best) {
-        t.add({r.system, "no layout fits"});
+        t.add({r.system, r.failed > 0 ? "every point failed" : "no layout fits"});
         continue;
       }
       const sim::SweepSummary& b = *r.best;
       t.add({r.system, fmt_num(b.peak_tps), b.best_layout, fmt_num(b.peak_rated_kw),
              ratio(r.rated_kw_ratio),
              fmt_num(b.peak_allin_mw) + (b.allin_computed ? " (computed)" : ""),
-             fmt_num(b.min_tbt * 1e3, 2), fmt_num(b.min_e2e, 2), ratio(r.min_e2e_ratio),
+             b.min_tbt ? fmt_num(*b.min_tbt * 1e3, 2) : "-", fmt_num(b.min_e2e, 2), ratio(r.min_e2e_ratio),
              fmt_num(b.ttft_at_min_e2e, 3)});
     }
     fmt::print("{} / {}\n{}\n", o.rows[i].model, o.rows[i].workload,
@@ -113,7 +113,7 @@ int run_scenario(const Catalog& cat, RunArgs a) {
     fmt::print(stderr, "racktwin: {} points simulated now, {} taken from the interrupted run\n",
                o->simulated, o->resumed);
   if (a.json)
-    fmt::print("{}\n", o->to_json(a.timeseries).dump(2));
+    print_json(o->to_json(a.timeseries));
   else
     print_summary(*o);
   const std::string note = fmt::format("Stored as run {} in {} (racktwin runs show {} --db {})",
@@ -122,6 +122,8 @@ int run_scenario(const Catalog& cat, RunArgs a) {
     fmt::print("{}\n", note);
   else if (!a.quiet)
     fmt::print(stderr, "racktwin: {}\n", note);
+  // Not one point could run: the command failed, whatever it printed and stored.
+  if (o->failed_points == static_cast<int>(o->results.size())) return kExitRuntime;
   const std::string dir = !a.plots.empty() ? a.plots : o->plots_dir.value_or("");
   if (dir.empty()) return kExitOk;
   std::fflush(stdout);
@@ -137,7 +139,7 @@ void add_run_command(CLI::App& app, Commands& out) {
   auto* run = app.add_subcommand(
       "run", "Run a scenario's sweep through the serving simulation and compare systems");
   run->add_option("SCENARIO", a->request.scenario_file, "Scenario YAML file")->required();
-  run->add_option("--seed", a->request.seed, "Master seed (default: the scenario's)");
+  add_seed_option(run, a->request.seed, "Master seed (default: the scenario's)");
   run->add_flag("--json", a->json, "Every point's metrics, machine-readable");
   run->add_flag("--no-fuse", a->no_fuse,
                 "Simulate every decode iteration on its own (slower; same results)");

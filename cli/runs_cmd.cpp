@@ -62,7 +62,7 @@ int list_runs(const RunsArgs& a) {
   if (a.json) {
     json out = json::array();
     for (const auto& r : runs) out.push_back(db::run_info_json(r));
-    fmt::print("{}\n", json{{"db", store.path()}, {"runs", out}}.dump(2));
+    print_json(json{{"db", store.path()}, {"runs", out}});
     return kExitOk;
   }
   if (runs.empty()) {
@@ -127,7 +127,7 @@ int show_run(const RunsArgs& a) {
   if (!o) return o.error();
   const auto run = o->store.load(o->ids[0], {.percentiles = false, .timeseries = false});
   if (a.json) {
-    fmt::print("{}\n", db::run_json(*run, {.percentiles = false, .timeseries = false}).dump(2));
+    print_json(db::run_json(*run, {.percentiles = false, .timeseries = false}));
     return kExitOk;
   }
   print_run_header(run->info);
@@ -168,7 +168,7 @@ int compare_runs(const RunsArgs& a) {
              rb = o->store.load(o->ids[1], {.percentiles = false});
   const db::Comparison c = db::compare(*ra, *rb);
   if (a.json) {
-    fmt::print("{}\n", db::comparison_json(c).dump(2));
+    print_json(db::comparison_json(c));
     return kExitOk;
   }
   fmt::print("run {} ('{}', seed {}) against run {} ('{}', seed {})\n\n", c.a.id, c.a.scenario_name,
@@ -232,7 +232,7 @@ int export_run(const RunsArgs& a) {
   const std::int64_t id = o->ids[0];
   const auto run = o->store.load(id, {.percentiles = true, .timeseries = true});
   if (a.json) {
-    fmt::print("{}\n", db::run_json(*run).dump(2));
+    print_json(db::run_json(*run));
     return kExitOk;
   }
   const auto files = app::export_csv(*run, a.csv_dir);

@@ -61,8 +61,10 @@ void print_section(const app::Section& s, std::size_t width) {
   for (const auto& n : s.notes) fmt::print("  {}\n", n);
 }
 
+// Text read from files is checked for UTF-8 on input; a value stored by an older build may still
+// hold invalid bytes, which are written as U+FFFD so that the document stays valid JSON.
 void print_json(const app::Json& j) {
-  fmt::print("{}\n", j.dump(2));
+  fmt::print("{}\n", j.dump(2, ' ', false, app::Json::error_handler_t::replace));
 }
 
 int input_error(const std::string& message, const std::string& hint) {

@@ -69,7 +69,7 @@ int validate(const Catalog& cat, ValidateArgs a) {
   auto v = app::validate_points(cat, a.request);
   if (!v) return print_failure(v.error(), "validate");
   if (a.json)
-    fmt::print("{}\n", v->to_json().dump(2));
+    print_json(v->to_json());
   else
     print_table(*v);
   return v->exit_code();
@@ -89,6 +89,17 @@ void add_replica_xpus_option(CLI::App* cmd, std::vector<int>& sizes) {
       ->check(CLI::Range(1, 1 << 20));
 }
 
+void add_seed_option(CLI::App* cmd, std::optional<std::uint64_t>& seed, const std::string& what) {
+  // Without this check CLI11 reads "-1" into the unsigned seed as 18446744073709551615.
+  const CLI::Validator digits(
+      [](std::string& s) -> std::string {
+        if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos) return {};
+        return "expected a seed from 0 to 18446744073709551615, found '" + s + "'";
+      },
+      "", "digits");
+  cmd->add_option("--seed", seed, what)->check(digits);
+}
+
 void add_validate_command(CLI::App& app, Commands& out) {
   auto a = std::make_shared<ValidateArgs>();
   auto* cmd = app.add_subcommand(
@@ -100,7 +111,7 @@ void add_validate_command(CLI::App& app, Commands& out) {
                   "Points file (format of scenarios/reference/published.yaml)")
       ->required();
   cmd->add_flag("--json", a->json, "Every point and the summary, machine-readable");
-  cmd->add_option("--seed", a->request.seed, "Master seed of the sweeps (default: 20260801)");
+  add_seed_option(cmd, a->request.seed, "Master seed of the sweeps (default: 20260801)");
   add_replica_xpus_option(cmd, a->request.replica_xpus);
   add_jobs_option(cmd, a->request.job.jobs);
   out.push_back({cmd, [a](const Catalog& cat) { return validate(cat, *a); }});

@@ -175,6 +175,14 @@ struct FacilitySpec {
   bool price_given = false;
 };
 
+// Bounds on the work one run may ask for, checked before any simulation (docs/scenarios.md,
+// "Limits"); a scenario raises them with its `limits:` key.
+struct RunLimits {
+  std::int64_t points = 10'000;       // points per run, over every layout and serving mode
+  std::int64_t requests = 1'000'000;  // requests per point
+  double span_s = 86'400;             // simulated seconds of arrivals, pauses and failures per point
+};
+
 struct Scenario {
   std::string file;  // where it was read from
   std::string text;  // the YAML as given (stored with results)
@@ -198,6 +206,7 @@ struct Scenario {
   // A file of published reference points (docs/validation.md) whose figures racktwin run shows
   // beside the twin's, resolved relative to the scenario file; not set: none.
   std::optional<std::string> reference;
+  RunLimits limits;
 };
 
 }  // namespace racktwin

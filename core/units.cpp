@@ -167,8 +167,9 @@ std::string dimension_example(const Dimension& d) {
   return "a number with a unit";
 }
 
-std::expected<ParsedQuantity, std::string> parse_quantity(std::string_view text) {
-  const std::string_view s = trim(text);
+namespace {
+
+std::expected<ParsedQuantity, std::string> parse_parts(std::string_view s) {
   if (s.empty()) return std::unexpected(std::string("empty value; expected a number with a unit"));
 
   // Money: "$3.5M", "$0.08/kWh", "$2.21/h".
@@ -223,6 +224,17 @@ std::expected<ParsedQuantity, std::string> parse_quantity(std::string_view text)
     q.base_value /= d->factor;
     q.dimension = q.dimension - d->dim;
   }
+  return q;
+}
+
+}  // namespace
+
+std::expected<ParsedQuantity, std::string> parse_quantity(std::string_view text) {
+  const std::string_view s = trim(text);
+  auto q = parse_parts(s);
+  // A number that fits a double can still overflow once scaled to base units ('1e308 PW').
+  if (q && !std::isfinite(q->base_value))
+    return std::unexpected(quote(s) + " is too large: it exceeds 1.8e308 in base units");
   return q;
 }
 

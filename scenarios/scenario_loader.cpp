@@ -8,6 +8,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "scenarios/points_loader.hpp"
+#include "scenarios/scenario_limits.hpp"
 #include "scenarios/trace_loader.hpp"
 #include "scenarios/yaml_reader.hpp"
 
@@ -291,11 +293,12 @@ bool read_rates(Context& ctx, MapReader& m, InferenceXWorkload& x) {
     return false;
   }
   bool ok = true;
+  std::set<double> seen;  // a set, not a search of the list: lists may be long
   for (std::size_t i = 0; i < r.size(); ++i) {
     auto v = yaml::read_number(ctx, r[i], yaml::index_path(rp, i), 1e-9, 1e9);
     if (!v) {
       ok = false;
-    } else if (std::find(x.rates.begin(), x.rates.end(), *v) != x.rates.end()) {
+    } else if (!seen.insert(*v).second) {
       ctx.error(r[i], yaml::index_path(rp, i), "rate " + r[i].Scalar() + " is listed twice");
       ok = false;
     } else {
@@ -451,12 +454,12 @@ void read_layouts(Context& ctx, MapReader& top, LayoutSelection& sel) {
     if (!n.IsSequence() || n.size() == 0) {
       ctx.error(n, m.child("replica_xpus"), "expected a non-empty list of replica sizes in XPUs");
     } else {
+      std::set<std::int64_t> seen;
       for (std::size_t i = 0; i < n.size(); ++i) {
         const std::string p = yaml::index_path(m.child("replica_xpus"), i);
         auto v = yaml::read_integer(ctx, n[i], p, 1, 1 << 20);
         if (!v) continue;
-        if (std::find(sel.replica_xpus.begin(), sel.replica_xpus.end(), static_cast<int>(*v)) !=
-            sel.replica_xpus.end()) {
+        if (!seen.insert(*v).second) {
           ctx.error(n[i], p, "replica size " + std::to_string(*v) + " is listed twice");
           continue;
         }
@@ -507,11 +510,12 @@ void read_concurrency(Context& ctx, MapReader& top, std::vector<int>& out) {
   const std::string path = top.child("concurrency");
   if (n.IsSequence()) {
     if (n.size() == 0) ctx.error(n, path, "expected at least one concurrency");
+    std::set<std::int64_t> seen;
     for (std::size_t i = 0; i < n.size(); ++i) {
       const std::string p = yaml::index_path(path, i);
       auto v = yaml::read_integer(ctx, n[i], p, 1, kMaxConcurrency);
       if (!v) continue;
-      if (std::find(out.begin(), out.end(), static_cast<int>(*v)) != out.end()) {
+      if (!seen.insert(*v).second) {
         ctx.error(n[i], p, "concurrency " + std::to_string(*v) + " is listed twice");
         continue;
       }
@@ -565,6 +569,34 @@ void read_facility(Context& ctx, MapReader& top, FacilitySpec& facility) {
   if (facility.power_budget && facility.power_budget->value() <= 0)
     ctx.error(f.get("power_budget"), f.child("power_budget"), "power_budget must be above 0");
   f.finish();
+}
+
+// `reference:` names a points file; it is read now, so that a file of another kind fails the
+// check rather than the run after its simulation.
+void read_reference(Context& ctx, MapReader& top, const Catalog& catalog, Scenario& sc) {
+  auto r = top.string("reference", false);
+  if (!r) return;
+  std::filesystem::path fp(*r);
+  if (fp.is_relative()) fp = std::filesystem::path(ctx.file()).parent_path() / fp;
+  const std::string hint =
+      "give a file in the format of scenarios/reference/published.yaml, relative to the scenario "
+      "file";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(fp, ec)) {
+    ctx.error(top.get("reference"), top.child("reference"),
+              "no points file at '" + fp.string() + "'", hint);
+    return;
+  }
+  auto points = load_points_file(fp.string(), catalog);
+  if (!points) {
+    const auto& d = points.error();
+    ctx.error(top.get("reference"), top.child("reference"),
+              "'" + fp.string() + "' is not a points file: " + d.front().to_string() +
+                  (d.size() > 1 ? " (and " + std::to_string(d.size() - 1) + " more)" : ""),
+              hint);
+    return;
+  }
+  sc.reference = fp.lexically_normal().string();
 }
 
 std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Node& root,
@@ -672,18 +704,8 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
   if (top.has("router"))
     if (auto r = top.choice("router", false, router_names())) sc.router = *router_from_name(*r);
   read_facility(ctx, top, sc.facility);
-  if (auto r = top.string("reference", false)) {
-    std::filesystem::path fp(*r);
-    if (fp.is_relative()) fp = std::filesystem::path(ctx.file()).parent_path() / fp;
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(fp, ec))
-      ctx.error(top.get("reference"), top.child("reference"),
-                "no points file at '" + fp.string() + "'",
-                "give a file in the format of scenarios/reference/published.yaml, relative to "
-                "the scenario file");
-    else
-      sc.reference = fp.lexically_normal().string();
-  }
+  read_reference(ctx, top, catalog, sc);
+  read_limits(ctx, top, sc.limits);
   if (top.has("output")) {
     MapReader o(ctx, top.get("output"), top.child("output"));
     sc.output.db = o.string("db", false);
@@ -692,6 +714,7 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
     o.finish();
   }
   top.finish();
+  if (ctx.ok()) check_limits(ctx, top, sc);
   if (!ctx.ok()) {
     Diagnostics d = ctx.diagnostics();
     std::stable_sort(d.begin(), d.end(), [](const Diagnostic& a, const Diagnostic& b) {

@@ -4,6 +4,7 @@
 // nearest known id.
 
 #include <expected>
+#include <optional>
 #include <string>
 
 #include "core/catalog.hpp"
@@ -24,5 +25,9 @@ std::expected<Scenario, Diagnostics> load_scenario_string(const std::string& tex
 // for a stored run whose other inputs may no longer load (a moved trace, a changed catalog).
 std::expected<FacilitySpec, Diagnostics> load_scenario_facility(const std::string& text,
                                                                 const std::string& name);
+
+// The error of a sweep of `points` points above the scenario's `limits.points`, with the limit and
+// how to raise it, or nothing; check and run both test the sweep they build with it.
+std::optional<Diagnostic> sweep_limit_problem(const Scenario& sc, std::size_t points);
 
 }  // namespace racktwin

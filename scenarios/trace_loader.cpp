@@ -6,6 +6,126 @@
 #include <nlohmann/json.hpp>
 
 namespace racktwin {
+namespace {
+
+using nlohmann::json;
+
+// A value as an error message shows it: the kind of a list or an object (never its contents,
+// which may be nested without bound), a scalar cut to a few dozen characters.
+std::string describe(const json& v) {
+  if (v.is_object()) return "an object";
+  if (v.is_array()) return "a list";
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  constexpr std::size_t kShown = 40;
+  if (s.size() > kShown) s = s.substr(0, kShown) + "...";
+  return s;
+}
+
+// What the JSON parser found wrong, without the text it had read (the file may be anything).
+std::string parse_problem(const json::exception& e) {
+  std::string what = e.what();
+  if (const auto b = what.find("] "); b != std::string::npos) what.erase(0, b + 2);
+  if (const auto r = what.find("; last read"); r != std::string::npos) what.erase(r);
+  return what;
+}
+
+// Reads the lines of one trace, collecting every problem with its line and field.
+class LineReader {
+ public:
+  LineReader(const std::string& path, Diagnostics& errors) : path_(path), errors_(errors) {}
+
+  // The request on `text` (line `line`), or nothing when the line has a problem.
+  std::optional<TraceRequest> read(const std::string& text, int line) {
+    line_ = line;
+    const std::size_t before = errors_.size();
+    json j;
+    try {
+      j = json::parse(text);
+    } catch (const json::exception& e) {
+      bad("", "invalid JSON (" + parse_problem(e) + ")", "write one JSON object per line");
+      return std::nullopt;
+    }
+    if (!j.is_object()) {
+      bad("", std::string("expected one JSON object per line, found a ") + j.type_name());
+      return std::nullopt;
+    }
+    TraceRequest r = fields(j);
+    if (errors_.size() != before) return std::nullopt;
+    return r;
+  }
+
+ private:
+  void bad(const std::string& field, const std::string& msg, const std::string& hint = {}) {
+    errors_.push_back(Diagnostic{{path_, line_, 0}, field, msg, hint});
+  }
+
+  TraceRequest fields(const json& j) {
+    TraceRequest r;
+    r.line = line_;
+    if (auto ts = number(j, "timestamp", true)) r.timestamp_s = *ts / 1000.0;
+    r.input_length = length(j, "input_length");
+    r.output_length = length(j, "output_length");
+    if (j.contains("hash_ids")) r.hash_ids = hash_ids(j["hash_ids"]);
+    if (j.contains("session_id")) r.session_id = session(j["session_id"]);
+    if (auto d = number(j, "delay", false)) r.delay_s = *d / 1000.0;
+    return r;
+  }
+
+  std::optional<double> number(const json& j, const char* key, bool required) {
+    if (!j.contains(key)) {
+      if (required) bad(key, std::string("missing required field '") + key + "'");
+      return std::nullopt;
+    }
+    const json& v = j[key];
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+      bad(key, "expected a non-negative number of milliseconds, found " + describe(v));
+      return std::nullopt;
+    }
+    return v.get<double>();
+  }
+
+  int length(const json& j, const char* key) {
+    if (!j.contains(key)) {
+      bad(key, std::string("missing required field '") + key + "'");
+      return 0;
+    }
+    const json& v = j[key];
+    if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > (1 << 24)) {
+      bad(key, "expected a token count from 1 to 16777216, found " + describe(v));
+      return 0;
+    }
+    return static_cast<int>(v.get<long long>());
+  }
+
+  std::vector<std::uint64_t> hash_ids(const json& h) {
+    std::vector<std::uint64_t> ids;
+    if (!h.is_array()) {
+      bad("hash_ids", "expected a list of block ids, found " + describe(h));
+      return ids;
+    }
+    for (const auto& id : h) {
+      if (!id.is_number_integer() || id.get<long long>() < 0) {
+        bad("hash_ids", "expected non-negative integer block ids, found " + describe(id));
+        return ids;
+      }
+      ids.push_back(static_cast<std::uint64_t>(id.get<long long>()));
+    }
+    return ids;
+  }
+
+  std::string session(const json& s) {
+    if (s.is_string()) return s.get<std::string>();
+    if (s.is_number_integer()) return std::to_string(s.get<long long>());
+    bad("session_id", "expected a string or an integer, found " + describe(s));
+    return {};
+  }
+
+  const std::string& path_;
+  Diagnostics& errors_;
+  int line_ = 0;
+};
+
+}  // namespace
 
 std::expected<std::vector<TraceRequest>, Diagnostics> load_mooncake_trace(const std::string& path,
                                                                           int max_requests) {
@@ -15,89 +135,21 @@ std::expected<std::vector<TraceRequest>, Diagnostics> load_mooncake_trace(const 
         {path, 0, 0}, "", "cannot open the trace file", "check the workload's 'file' path"}});
   std::vector<TraceRequest> out;
   Diagnostics errors;
+  LineReader reader(path, errors);
   std::string text;
-  int line = 0;
-  auto bad = [&](const std::string& field, const std::string& msg) {
-    errors.push_back(Diagnostic{{path, line, 0}, field, msg, ""});
-  };
-  while (std::getline(in, text)) {
-    ++line;
+  for (int line = 1; std::getline(in, text); ++line) {
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
     if (max_requests > 0 && static_cast<int>(out.size()) >= max_requests) break;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-      bad("", std::string("invalid JSON: ") + e.what());
-      continue;
-    }
-    if (!j.is_object()) {
-      bad("", "expected one JSON object per line");
-      continue;
-    }
-    TraceRequest r;
-    r.line = line;
-    auto number = [&](const char* key, bool required) -> std::optional<double> {
-      if (!j.contains(key)) {
-        if (required) bad(key, std::string("missing required field '") + key + "'");
-        return std::nullopt;
-      }
-      if (!j[key].is_number() || !std::isfinite(j[key].get<double>()) || j[key].get<double>() < 0) {
-        bad(key, "expected a non-negative number, found " + j[key].dump());
-        return std::nullopt;
-      }
-      return j[key].get<double>();
-    };
-    auto length = [&](const char* key) -> int {
-      if (!j.contains(key)) {
-        bad(key, std::string("missing required field '") + key + "'");
-        return 0;
-      }
-      if (!j[key].is_number_integer() || j[key].get<long long>() < 1 ||
-          j[key].get<long long>() > (1 << 24)) {
-        bad(key, "expected a positive integer token count, found " + j[key].dump());
-        return 0;
-      }
-      return static_cast<int>(j[key].get<long long>());
-    };
-    const auto ts = number("timestamp", true);
-    r.input_length = length("input_length");
-    r.output_length = length("output_length");
-    if (ts) r.timestamp_s = *ts / 1000.0;
-    if (j.contains("hash_ids")) {
-      const auto& h = j["hash_ids"];
-      if (!h.is_array()) {
-        bad("hash_ids", "expected a list of block ids");
-      } else {
-        for (const auto& id : h) {
-          if (!id.is_number_integer() || id.get<long long>() < 0) {
-            bad("hash_ids", "expected non-negative integer block ids, found " + id.dump());
-            break;
-          }
-          r.hash_ids.push_back(static_cast<std::uint64_t>(id.get<long long>()));
-        }
-      }
-    }
-    if (j.contains("session_id")) {
-      const auto& s = j["session_id"];
-      if (s.is_string())
-        r.session_id = s.get<std::string>();
-      else if (s.is_number_integer())
-        r.session_id = std::to_string(s.get<long long>());
-      else
-        bad("session_id", "expected a string or an integer, found " + s.dump());
-    }
-    if (auto d = number("delay", false)) r.delay_s = *d / 1000.0;
-    out.push_back(std::move(r));
+    if (auto r = reader.read(text, line)) out.push_back(std::move(*r));
   }
   if (!errors.empty()) return std::unexpected(std::move(errors));
-  // Times count from the first request, whatever the trace's origin (epoch milliseconds included).
-  double origin = out.empty() ? 0.0 : out.front().timestamp_s;
-  for (const auto& r : out) origin = std::min(origin, r.timestamp_s);
-  for (auto& r : out) r.timestamp_s -= origin;
   if (out.empty())
     return std::unexpected(
         Diagnostics{Diagnostic{{path, 0, 0}, "", "the trace holds no request", ""}});
+  // Times count from the first request, whatever the trace's origin (epoch milliseconds included).
+  double origin = out.front().timestamp_s;
+  for (const auto& r : out) origin = std::min(origin, r.timestamp_s);
+  for (auto& r : out) r.timestamp_s -= origin;
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "scenarios/yaml_reader.hpp"
 
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -9,11 +10,20 @@
 namespace racktwin::yaml {
 namespace {
 
-std::string describe(const YAML::Node& n) {
+// What a node is, without its contents.
+std::string kind_of(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
   if (n.IsSequence()) return "a list";
   if (n.IsMap()) return "a mapping";
-  return "'" + n.Scalar() + "'";
+  return "a text value";
+}
+
+// A node as an error message shows it: a scalar quoted and cut to a few dozen characters.
+std::string describe(const YAML::Node& n) {
+  if (!n.IsScalar()) return kind_of(n);
+  constexpr std::size_t kShown = 40;
+  const std::string& s = n.Scalar();
+  return "'" + (s.size() > kShown ? s.substr(0, kShown) + "..." : s) + "'";
 }
 
 std::string trim(std::string s) {
@@ -30,9 +40,23 @@ SourceLocation mark_location(const std::string& file, const YAML::Mark& m) {
   return loc;
 }
 
+// The one document of `text`. A file holding more (after a '---' separator) is an error at the
+// first extra document: its content would otherwise be ignored without a word.
+std::optional<YAML::Node> single_document(Context& ctx, const std::vector<YAML::Node>& docs) {
+  for (std::size_t i = 1; i < docs.size(); ++i)
+    if (docs[i].IsDefined() && !docs[i].IsNull()) {
+      ctx.error(docs[i], "",
+                "a second YAML document starts here (after a '---' separator); racktwin reads "
+                "one document per file",
+                "remove the '---' line, or move what follows it into a file of its own");
+      return std::nullopt;
+    }
+  return docs.empty() ? YAML::Node() : docs.front();
+}
+
 std::optional<YAML::Node> parse(Context& ctx, const std::string& text) {
   try {
-    return YAML::Load(text);
+    return single_document(ctx, YAML::LoadAll(text));
   } catch (const YAML::ParserException& e) {
     ctx.error(mark_location(ctx.file(), e.mark), "", "invalid YAML: " + e.msg,
               "fix the syntax at this line; indentation must use spaces");
@@ -40,6 +64,32 @@ std::optional<YAML::Node> parse(Context& ctx, const std::string& text) {
     ctx.error(mark_location(ctx.file(), e.mark), "", std::string("invalid YAML: ") + e.what());
   }
   return std::nullopt;
+}
+
+// The length of the UTF-8 sequence starting at s[i], or 0 when it is not valid UTF-8 (a stray
+// continuation byte, a truncated or overlong sequence, a surrogate, or above U+10FFFF).
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  const std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+  if (n == 0 || c > 0xF4 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((b(k) & 0xC0) != 0x80) return 0;
+  if ((c == 0xE0 && b(1) < 0xA0) || (c == 0xED && b(1) > 0x9F) || (c == 0xF0 && b(1) < 0x90) ||
+      (c == 0xF4 && b(1) > 0x8F))
+    return 0;
+  return n;
+}
+
+// The byte offset of the first byte that is not valid UTF-8, or npos when all of `s` is.
+std::size_t invalid_utf8_at(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_sequence(s, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace
@@ -95,6 +145,16 @@ std::string index_path(std::string_view parent, std::size_t index) {
 std::optional<std::string> read_string(Context& ctx, const YAML::Node& n, const std::string& path) {
   if (!n.IsScalar()) {
     ctx.error(n, path, "expected a text value, found " + describe(n));
+    return std::nullopt;
+  }
+  // Text ends up in JSON output and the results database, which hold UTF-8 only.
+  if (const auto at = invalid_utf8_at(n.Scalar()); at != std::string_view::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(n.Scalar()[at]));
+    ctx.error(n, path,
+              "the text is not valid UTF-8 (byte " + std::to_string(at + 1) + " of the value is " +
+                  byte + ")",
+              "save the file as UTF-8, or keep to ASCII in names and ids");
     return std::nullopt;
   }
   return n.Scalar();
@@ -170,7 +230,8 @@ std::optional<double> read_count(Context& ctx, const YAML::Node& n, const std::s
   }
   double v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size() || !std::isfinite(v) || v < 0) {
+  if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size() || !std::isfinite(v * scale) ||
+      v < 0) {
     ctx.error(n, path, expected + ", found '" + n.Scalar() + "'");
     return std::nullopt;
   }
@@ -213,7 +274,11 @@ MapReader::MapReader(Context& ctx, const YAML::Node& node, std::string path)
   if (!node.IsMap()) {
     ok_ = false;
     finished_ = true;
-    ctx_.error(node, path_, "expected a mapping of keys to values, found " + describe(node));
+    // At the root of a file, the value may be the whole of a file that is not YAML at all:
+    // say what it is without echoing it.
+    ctx_.error(node, path_,
+               "expected a mapping of keys to values, found " +
+                   (path_.empty() ? kind_of(node) : describe(node)));
     return;
   }
   std::map<std::string, int> first_line;

@@ -112,8 +112,15 @@ void failure_metrics(const Point& p, PointResult& r) {
 // second (the seconds it spans), averaged over the replicas: the same stretch of time the
 // throughput is measured over. XPU power is linear in activity, so the power at the mean activity
 // is the mean power.
+// The series row of a time in seconds. A run's span is bounded by the scenario's limits.span before
+// it starts; the clamp keeps any time past that from an out-of-range conversion.
+std::size_t second_of(double t) {
+  constexpr double kMaxRow = 1e9;
+  return static_cast<std::size_t>(std::clamp(std::floor(t), 0.0, kMaxRow));
+}
+
 void timeseries(const Point& p, const Window& w, PointResult& r) {
-  std::size_t seconds = static_cast<std::size_t>(std::floor(p.end)) + 1;
+  std::size_t seconds = second_of(p.end) + 1;
   for (const auto& e : p.engines) seconds = std::max(seconds, e->stats().seconds.size());
   r.timeseries.assign(seconds, {});
   std::vector<double> comp_s(seconds, 0.0), mem_s(seconds, 0.0);
@@ -127,9 +134,9 @@ void timeseries(const Point& p, const Window& w, PointResult& r) {
     }
   }
   for (const Request& q : p.requests)
-    if (q.finish >= 0) r.timeseries[static_cast<std::size_t>(std::floor(q.finish))].completed += 1;
-  const auto from = static_cast<std::size_t>(std::max(0.0, std::floor(std::max(0.0, w.first))));
-  const auto to = std::min(seconds - 1, static_cast<std::size_t>(std::floor(w.last)));
+    if (q.finish >= 0) r.timeseries[std::min(seconds - 1, second_of(q.finish))].completed += 1;
+  const auto from = second_of(w.first);
+  const auto to = std::min(seconds - 1, second_of(w.last));
   double c = 0, m = 0;
   for (std::size_t t = from; t <= to; ++t) {
     c += comp_s[t];
@@ -145,11 +152,23 @@ void timeseries(const Point& p, const Window& w, PointResult& r) {
   }
 }
 
+// Requests left unserved when the engine ran out of events: every replica that could take them is
+// down for good (a failure without a repair). The point's figures would hold only what came before.
+std::string unserved(const Point& p) {
+  std::size_t left = 0;
+  for (const Request& q : p.requests) left += q.finish < 0 ? 1 : 0;
+  if (left == 0) return {};
+  return std::to_string(left) + " of " + std::to_string(p.requests.size()) +
+         " requests were never served: every replica that could serve them failed and none came "
+         "back (give the failure a 'repair' time, or more replicas)";
+}
+
 void collect_point(const Point& p, PointResult& r, PowerModels& power_models) {
   if (!p.error.empty()) {
     r.error = p.error;
     return;
   }
+  if (r.error = unserved(p); !r.error.empty()) return;
   const Window w = request_metrics(p, r);
   engine_metrics(p, r);
   failure_metrics(p, r);

@@ -20,15 +20,19 @@ bool& engine_used() {
 
 // The process's SimGrid engine. Network model: CM02, max-min fair sharing of link bandwidth with
 // the links' own latency, no TCP corrections (LV08's latency x13 and bandwidth x0.97 factors and
-// window bound are fitted to wide-area TCP, not to scale-up fabrics). The arguments are static:
-// SimGrid may keep pointers into them.
+// window bound are fitted to wide-area TCP, not to scale-up fabrics). Actor stacks of 1 MiB, not
+// SimGrid's 8 MiB: a point runs an actor per client and per replica, and their reserved stacks,
+// not the memory they use, made a run fail under an address-space limit ("Failed to allocate
+// stack"); the actors' code calls no deep recursion. The arguments are static: SimGrid may keep
+// pointers into them.
 std::unique_ptr<simgrid::s4u::Engine> start_engine() {
-  int argc = 4;
+  int argc = 5;
   static char arg0[] = "racktwin";
   static char arg1[] = "--log=root.thresh:critical";
   static char arg2[] = "--cfg=network/model:CM02";
   static char arg3[] = "--cfg=network/TCP-gamma:0";
-  char* argv[] = {arg0, arg1, arg2, arg3, nullptr};
+  static char arg4[] = "--cfg=contexts/stack-size:1024";  // KiB
+  char* argv[] = {arg0, arg1, arg2, arg3, arg4, nullptr};
   return std::make_unique<simgrid::s4u::Engine>(&argc, argv);
 }
 

@@ -160,7 +160,7 @@ std::map<SummaryKey, SweepSummary> summarise(const std::vector<PointResult>& res
     row.peak_rated_kw = std::max(row.peak_rated_kw, r.tps_per_rated_kw);
     row.peak_allin_mw = std::max(row.peak_allin_mw, r.tps_per_allin_provisioned_mw);
     row.allin_computed = row.allin_computed || r.all_in_computed;
-    if (r.tpot.median > 0) row.min_tbt = std::min(row.min_tbt, r.tpot.median);
+    if (r.tpot.median > 0) row.min_tbt = std::min(row.min_tbt.value_or(r.tpot.median), r.tpot.median);
     if (r.e2e.median < row.min_e2e) {
       row.min_e2e = r.e2e.median;
       row.ttft_at_min_e2e = r.ttft.median;

@@ -51,7 +51,7 @@ struct SweepSummary {
   double peak_tps = 0;       // max total (input + output) tok/s per XPU
   double peak_rated_kw = 0;  // max total tok/s per rated-TDP kW
   double peak_allin_mw = 0;  // max total tok/s per all-in MW
-  double min_tbt = 1e30;     // min median TPOT, s
+  std::optional<double> min_tbt;  // min median TPOT, s; none when no request decoded a 2nd token
   double min_e2e = 1e30;     // min median E2E latency, s
   double ttft_at_min_e2e = 0;
   std::string best_layout;  // layout of peak_tps, with its serving mode when disaggregated

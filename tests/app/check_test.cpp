@@ -92,5 +92,22 @@ TEST(CheckScenario, BrokenFile_CarriesEveryErrorWithItsLine) {
   EXPECT_EQ(j["errors"][0]["path"], "facility.power_budget");
 }
 
+// A sweep of four points with limits.points at 3: check rejects it before any simulation,
+// with the limit and how to raise it.
+TEST(CheckScenario, SweepAboveThePointsLimit_IsAnErrorWithTheLimit) {
+  const test::TempFile f("s.yaml",
+                         "name: l\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\n"
+                         "workloads:\n  - {kind: inferencex, isl: 1024, osl: 1024}\n"
+                         "concurrency: [1, 2, 4, 8]\nlayouts: {named: [tp8]}\n"
+                         "limits: {points: 3}\n");
+  const ScenarioCheck c = check_scenario(shipped_catalog(), f.path());
+  ASSERT_FALSE(c.valid());
+  ASSERT_EQ(c.errors.size(), 1u);
+  EXPECT_EQ(c.errors[0].path, "limits.points");
+  EXPECT_NE(c.errors[0].message.find("4 points, above the limit of 3"), std::string::npos)
+      << c.errors[0].message;
+  EXPECT_NE(c.errors[0].hint.find("limits: {points: 4}"), std::string::npos) << c.errors[0].hint;
+}
+
 }  // namespace
 }  // namespace racktwin::app

@@ -12,6 +12,7 @@
 #include <QImage>
 #include <QXmlStreamReader>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 namespace {
@@ -126,6 +127,26 @@ TEST_F(Charts, EveryChart_RendersPngOfTheSizeNotBlank_AndSvgThatParses) {
     EXPECT_GT(svg_elements(stem + ".svg", root), 20);
     EXPECT_EQ(root, "svg");
   }
+}
+
+TEST_F(Charts, LinksPlantedAtTheOutputPaths_AreReplacedNotWrittenThrough) {
+  const auto victim = dir_ / "victim";
+  std::ofstream(victim) << "precious\n";
+  auto all = charts::run_charts(sample_run());
+  ASSERT_FALSE(all.empty());
+  const auto stem = (dir_ / all.front().name).string();
+  std::filesystem::create_symlink(victim, stem + ".png");
+  std::filesystem::create_symlink(victim, stem + ".svg");
+  auto files = charts::save_chart(std::move(all.front().chart), stem, {}, QSize(300, 200));
+  ASSERT_TRUE(files) << files.error();
+  std::ifstream in(victim);
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "precious");
+  EXPECT_FALSE(std::filesystem::is_symlink(stem + ".png"));
+  EXPECT_FALSE(QImage(QString::fromStdString(stem + ".png")).isNull());
+  std::string root;
+  EXPECT_GT(svg_elements(stem + ".svg", root), 20);
 }
 
 TEST_F(Charts, Pareto_ReferencePointsOfTheSameShape_AreOverlaid) {

@@ -76,7 +76,8 @@ TEST(Run_Golden, TraceReplay_MatchesTheCheckedInOutput) {
   ss << in.rdbuf();
   ASSERT_FALSE(ss.str().empty()) << "missing tests/sim/golden/trace.expected.json";
   EXPECT_EQ(points_of(r.out), points_of(ss.str()));
-  for (const auto& p : points_of(r.out)["points"]) {
+  const json out = points_of(r.out);  // a range-for over a member of a temporary would dangle
+  for (const auto& p : out["points"]) {
     EXPECT_EQ(p["metrics"]["completed"], 18);
     EXPECT_GT(p["metrics"]["prefix_hit_rate"].get<double>(), 0.4);
   }
@@ -109,15 +110,18 @@ TEST(Run_Routing, PrefixAware_FindsCachedPrefixes) {
   EXPECT_GT(aware, example_trace_hit_rate("", "replicas: 2\nrouter: least_outstanding\n") + 0.1);
 }
 
+// The table run goes under a 1 GB address-space limit (ulimit -v, which the workers inherit): with
+// SimGrid's default 8 MiB actor stacks the workers failed there ("Failed to allocate stack").
 TEST(Run_Agentic, ShippedScenario_FinishesAndPrintsItsTable) {
-  auto r = run("run " + src("scenarios/agentic-multiturn.yaml"));
+  auto r = run("run " + src("scenarios/agentic-multiturn.yaml"), "ulimit -v 1000000; ");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* needle : {"gpt-oss-120b / agentic", "deepseek-r1 / agentic", "jalapeno-a0",
                              "gb300-nvl72", "vr200-nvl72", "peak tok/s per rated kW"})
     EXPECT_NE(r.out.find(needle), std::string::npos) << needle << "\n" << r.out;
   auto j = run("run " + src("scenarios/agentic-multiturn.yaml") + " --json");
   ASSERT_EQ(j.exit_code, 0) << j.err;
-  for (const auto& p : json::parse(j.out)["points"]) {
+  const json out = json::parse(j.out);  // held: the loop ranges over one of its members
+  for (const auto& p : out["points"]) {
     EXPECT_EQ(p["error"], "");
     EXPECT_GT(p["metrics"]["prefix_hit_rate"].get<double>(), 0.5);  // turns reuse their session's prefix
     EXPECT_GT(p["metrics"]["e2e_normalised_interactivity"].get<double>(), 0.0);
@@ -287,22 +291,23 @@ TEST(Run_Offload, HostDramTurnsEvictionsIntoHits) {
 // Failures: four llama-3.3-70b replicas (tp8) on one GB300 NVL72 rack. A dead compute tray takes
 // replica 0 down at 10 s: its requests restart on the others, and it serves again after the 30 s
 // repair plus its weight reload. A dead power feed takes the whole rack down: no token comes out
-// until it is repaired. A part the deployment does not have is a point error naming it.
+// until it is repaired. A part the deployment does not have is a point error naming it (and, the
+// run's only point failing, the command fails).
 TEST(Run_Failures, RequestsRestart_ServiceRecoversAfterRepairAndReload) {
-  auto point = [](const std::string& failures) {
+  auto point = [](const std::string& failures, int exit_code = 0) {
     auto r = run_text("failures",
                       std::string("name: f\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
                                   "workloads: [{isl: 8192, osl: 1024}]\nlayouts: {named: [tp8]}\n"
                                   "concurrency: [64]\nreplicas: 4\n") +
                           failures,
                       " --json --timeseries");
-    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.exit_code, exit_code) << r.err;
     return json::parse(r.out)["points"][0];
   };
   const json healthy = point("");
   const json tray = point("failures: [{part: compute_tray, index: 0, at: 10 s, repair: 30 s}]\n");
   const json feed = point("failures: [{part: power_feed, index: 0, at: 10 s, repair: 30 s}]\n");
-  const json missing = point("failures: [{part: compute_tray, index: 99, at: 1 s}]\n");
+  const json missing = point("failures: [{part: compute_tray, index: 99, at: 1 s}]\n", 1);
   ASSERT_EQ(tray["error"], "");
   for (const json* p : {&healthy, &tray, &feed}) EXPECT_EQ((*p)["metrics"]["completed"], 640);
   EXPECT_EQ(healthy["metrics"]["retried_requests"], 0);
@@ -319,6 +324,27 @@ TEST(Run_Failures, RequestsRestart_ServiceRecoversAfterRepairAndReload) {
   EXPECT_GT(out[42].get<double>(), 0.0);
   EXPECT_NEAR(feed["metrics"]["replica_down_s"].get<double>(), 4 * 30.0, 4 * 1.0);
   EXPECT_NE(missing["error"].get<std::string>().find("compute_tray"), std::string::npos);
+}
+
+// The only replica fails at 0 s and is never repaired: SimGrid runs out of events with every
+// request waiting. The point is an error saying so, the table shows no figure (no sentinel such as
+// 1e33 ms), and, no point having run, the command fails.
+TEST(Run_Failures, OnlyReplicaDownForGood_PointFailsWithTheReasonAndTheCommandFails) {
+  const std::string scenario =
+      "name: f\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\n"
+      "workloads: [{isl: 1024, osl: 128, prompts_per_client: 2, warmup_per_client: 0}]\n"
+      "layouts: {named: [tp8]}\nconcurrency: [2]\nfailures: [{part: xpu, index: 0, at: 0 s}]\n";
+  const auto j = run_text("failure-final", scenario, " --json");
+  EXPECT_EQ(j.exit_code, 1) << j.err;
+  const json out = json::parse(j.out);
+  EXPECT_NE(out["points"][0]["error"].get<std::string>().find("4 of 4 requests were never served"),
+            std::string::npos)
+      << out["points"][0]["error"];
+  const auto text = run_text("failure-final", scenario);
+  EXPECT_EQ(text.exit_code, 1) << text.err;
+  EXPECT_NE(text.out.find("every point failed"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("e+"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("00000000000"), std::string::npos) << text.out;
 }
 
 TEST(Run_Errors, UnknownFailurePart_IsAnInputErrorWithItsLine) {

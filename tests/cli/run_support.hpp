@@ -39,11 +39,13 @@ struct Result {
   std::string err;
 };
 
-// `racktwin ARGS`: its exit code, standard output and standard error.
-inline Result run(const std::string& args) {
+// `racktwin ARGS`: its exit code, standard output and standard error. `shell_prefix` runs before it
+// in the same shell (such as "ulimit -v 1000000; ").
+inline Result run(const std::string& args, const std::string& shell_prefix = "") {
   const auto err_path = std::filesystem::temp_directory_path() /
                         ("racktwin-e2e-" + std::to_string(::getpid()) + ".err");
-  const std::string cmd = std::string(RACKTWIN_BIN) + " " + args + " 2>" + err_path.string();
+  const std::string cmd =
+      shell_prefix + std::string(RACKTWIN_BIN) + " " + args + " 2>" + err_path.string();
   Result r;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (p == nullptr) return r;

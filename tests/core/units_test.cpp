@@ -115,3 +115,18 @@ TEST(Units_Format, RoundTripsThroughTheParser) {
 
 }  // namespace
 }  // namespace racktwin
+
+namespace racktwin {
+namespace {
+
+TEST(Units_Parse, ValueOverflowingToInfinity_IsRejectedAsTooLarge) {
+  for (const char* text : {"1e308 PW", "$1e308M/kWh", "$1e308B", "1e308 PB/ns"}) {
+    auto q = parse_quantity(text);
+    ASSERT_FALSE(q.has_value()) << text << " read as " << q->base_value;
+    EXPECT_NE(q.error().find("too large"), std::string::npos) << q.error();
+  }
+  EXPECT_TRUE(parse_quantity("1e300 W").has_value());
+}
+
+}  // namespace
+}  // namespace racktwin
