@@ -83,6 +83,8 @@ struct PlanOutcome {
   Json to_json() const;
   // One line per fleet, quarter and generation ("all" for the fleet's total), with a header.
   std::string to_csv() const;
+  // The quarterly table as people read it (first row the header), for the CLI and the GUI.
+  std::vector<std::vector<std::string>> quarter_table() const;
 };
 
 // Writes the plan's charts into `dir` (created when missing); returns the files. The process needs

@@ -112,8 +112,8 @@ std::expected<std::vector<std::string>, std::string> render_plan_plots(const Pla
                               [](const plan::QuarterRow& q) { return q.usd_per_mtok; }))});
   all.push_back({"tokens-per-mw",
                  charts::category_line_chart(
-                     by_fleet(o, "Tokens per second per facility MW", "tok/s per MW",
-                              [](const plan::QuarterRow& q) { return q.tps_per_facility_mw; }))});
+                     by_fleet(o, "Tokens per second per facility MW", "million tok/s per MW",
+                              [](const plan::QuarterRow& q) { return q.tps_per_facility_mw / 1e6; }))});
   uncertainty_charts(o, all);
   std::vector<std::string> files;
   for (auto& c : all) {

@@ -49,18 +49,7 @@ void print_units(const app::PlanOutcome& o) {
 }
 
 void print_quarters(const app::PlanOutcome& o) {
-  const std::string unit = o.units.empty() ? "units" : o.units.front().unit.unit_name + "s";
-  Table t({"quarter", "binding", "MW energised", "MW used", unit, "added", "XPUs", "domains",
-           "Mtok/s", "tok/s/MW", "capex $", "cum capex $", "TCO $/yr", "$/Mtok"});
-  for (const auto& r : o.rollout.quarters) {
-    const auto& in = r.total;
-    t.add({to_string(r.quarter), plan::to_string(r.binding), num(r.energised_w / 1e6, 1),
-           num(in.facility_w / 1e6, 1), num(in.units), num(in.added), num(in.xpus),
-           fmt::format("{:.0f}+{:.0f}", in.domains_whole, in.domains_partial), num(in.tps / 1e6, 1),
-           num(r.tps_per_facility_mw), money(in.capex), money(r.capex_cumulative),
-           money(in.tco_per_year), r.usd_per_mtok > 0 ? num(r.usd_per_mtok, 4) : "-"});
-  }
-  fmt::print("{}\n", t.render({2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13}));
+  fmt::print("{}\n", render_rows(o.quarter_table(), {2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13}));
 }
 
 void print_comparators(const app::PlanOutcome& o) {

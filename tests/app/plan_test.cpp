@@ -19,26 +19,13 @@ std::string write_plan(const std::string& text) {
   return path;
 }
 
-// GB200 NVL72 at InferenceX's owned $/GPU-hour (catalog: $2.21/h) and all-in 2.10 kW per GPU.
-const std::string kGb200 = R"(name: gb200-inferencex
-quarters: {from: 2026Q3, to: 2026Q4}
-power_basis: all_in
-sites:
-  - {id: a, ramp: {2026Q3: 100 MW}, commission_per_week: 1000}
-generations:
-  - system: gb200-nvl72
-    supply: {2026Q3: 100}
-    cost_per_xpu_hour: catalog
-    throughput: {tps_per_xpu: {value: 5000 tok/s, source: "a given figure"}, output_share: 0.1}
-dock_to_rack: 0 s
-)";
+const std::string kGb200 =
+    std::string(RACKTWIN_SOURCE_DIR) + "/tests/plan/data/gb200-inferencex.yaml";
 
 TEST(PlanFleet, InferenceXConstants_ReproduceItsCostPerMillionTokensAndTokensPerAllInMw) {
-  const std::string path = write_plan(kGb200);
   PlanRequest rq;
-  rq.plan_file = path;
+  rq.plan_file = kGb200;
   auto o = plan_fleet(test::shipped_catalog(), rq);
-  ::unlink(path.c_str());
   ASSERT_TRUE(o.has_value()) << o.error().message
                              << (o.error().diagnostics.empty() ? "" : o.error().diagnostics[0].to_string());
   const auto& q = o->rollout.quarters.front();

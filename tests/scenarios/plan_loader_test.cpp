@@ -40,6 +40,13 @@ TEST(PlanFile, ShippedPlan_Loads) {
   EXPECT_TRUE(p->comparators[0].unlimited_supply);
 }
 
+TEST(PlanFile, ShippedSamePowerComparison_Loads) {
+  auto p = load_plan_file(kPlans + "nvidia-same-power.yaml", shipped_catalog());
+  ASSERT_TRUE(p.has_value()) << racktwin::test::dump(p.error());
+  EXPECT_EQ(p->generations.back().system, "vr200-nvl72");
+  EXPECT_EQ(p->uncertainty.figures.size(), 6u);
+}
+
 TEST(PlanFile, OmittedFigures_TakeDefaultsWithTheirOrigin) {
   auto p = load(kSmall);
   ASSERT_TRUE(p.has_value()) << racktwin::test::dump(p.error());

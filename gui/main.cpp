@@ -1,0 +1,55 @@
+// racktwin-gui: the desktop application over the same use cases as the racktwin CLI.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QMessageBox>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "app/locations.hpp"
+#include "gui/main_window.hpp"
+#include "scenarios/catalog_loader.hpp"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("racktwin-gui");
+  QCommandLineParser cli;
+  cli.setApplicationDescription("racktwin: the digital twin of rack-scale AI inference systems");
+  cli.addHelpOption();
+  cli.addOption({"catalog", "Catalog directory (default: $RACKTWIN_CATALOG, else the shipped one)",
+                 "DIR"});
+  cli.addOption({"db", "Results database (default: $RACKTWIN_DB, else racktwin.db here)", "FILE"});
+  cli.addOption({"plan", "A plan file to open", "FILE"});
+  cli.addOption({"tab", "The tab to show first (Systems, Runs, Fleet plan, ...)", "NAME"});
+  cli.addOption({"screenshot",
+                 "Save the window as PNG once it is shown (and the plan is planned), then quit",
+                 "FILE"});
+  cli.process(app);
+  const std::string dir = racktwin::app::catalog_dir(cli.value("catalog").toStdString());
+  auto cat = racktwin::load_catalog_dir(dir);
+  if (!cat) {
+    QString all;
+    for (const auto& d : cat.error()) all += QString::fromStdString(d.to_string()) + "\n";
+    QMessageBox::critical(nullptr, "racktwin", "The catalog " + QString::fromStdString(dir) +
+                                                   " does not load:\n" + all);
+    return 2;
+  }
+  racktwin::gui::MainWindow w(*cat, racktwin::app::db_path(cli.value("db").toStdString()));
+  if (cli.isSet("tab"))
+    for (int i = 0; i < w.tabs()->count(); ++i)
+      if (w.tabs()->tabText(i) == cli.value("tab")) w.tabs()->setCurrentIndex(i);
+  w.show();
+  const QString shot = cli.value("screenshot");
+  auto save = [&w, shot] {
+    const bool ok = w.grab().save(shot, "PNG");
+    QApplication::exit(ok ? 0 : 1);
+  };
+  if (cli.isSet("plan")) {
+    if (!shot.isEmpty())
+      QObject::connect(&w, &racktwin::gui::MainWindow::planned, &w,
+                       [save] { QTimer::singleShot(500, save); });
+    w.open_plan(cli.value("plan"));
+  } else if (!shot.isEmpty()) {
+    QTimer::singleShot(1000, save);
+  }
+  return QApplication::exec();
+}

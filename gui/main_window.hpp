@@ -1,0 +1,68 @@
+#pragma once
+// The racktwin desktop application: one tab per view, over the same use cases as the CLI (app/).
+// Views whose back end is not built say so plainly. Long work (a plan that simulates its
+// throughput sweeps) runs off the UI thread; the simulations themselves run in worker processes
+// through app::SimJob.
+
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <expected>
+#include <memory>
+#include <string>
+
+#include "app/plan.hpp"
+#include "core/catalog.hpp"
+#include "gui/rows_model.hpp"
+
+QT_BEGIN_NAMESPACE
+class QLabel;
+class QLineEdit;
+class QTabWidget;
+class QTableView;
+class QTextBrowser;
+QT_END_NAMESPACE
+QT_FORWARD_DECLARE_CLASS(QChartView)
+
+namespace racktwin::gui {
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  MainWindow(const Catalog& catalog, std::string db_path, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // The views, for tests and scripted screenshots.
+  QTabWidget* tabs() const { return tabs_; }
+  RowsModel* systems_model() const { return systems_; }
+  RowsModel* runs_model() const { return runs_; }
+  RowsModel* plan_model() const { return plan_; }
+  // Plans the file off the UI thread; planned() is emitted when it is shown (or failed).
+  void open_plan(const QString& file);
+  QString plan_status() const;
+
+ signals:
+  void planned();
+
+ private:
+  QWidget* systems_view();
+  QWidget* runs_view();
+  QWidget* plan_view();
+  QWidget* not_built_view(const QString& what, const QString& instead);
+  void show_system(const QModelIndex& index);
+  void refresh_runs();
+  void show_plan();
+
+  const Catalog& catalog_;
+  std::string db_path_;
+  QTabWidget* tabs_ = nullptr;
+  RowsModel* systems_ = nullptr;
+  QTextBrowser* system_detail_ = nullptr;
+  RowsModel* runs_ = nullptr;
+  QLabel* runs_status_ = nullptr;
+  RowsModel* plan_ = nullptr;
+  QLabel* plan_status_ = nullptr;
+  QChartView* plan_chart_ = nullptr;
+  QFutureWatcher<std::expected<app::PlanOutcome, app::Failure>>* plan_watcher_ = nullptr;
+};
+
+}  // namespace racktwin::gui

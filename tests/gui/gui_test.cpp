@@ -1,0 +1,78 @@
+// The GUI under the offscreen platform: every model passes Qt's model tester, the catalog view
+// shows the shipped systems, and opening a plan fills the plan view off the UI thread.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <filesystem>
+#include <fstream>
+
+#include "charts/charts.hpp"
+#include "gui/main_window.hpp"
+#include "scenarios/catalog_loader.hpp"
+
+namespace racktwin::gui {
+namespace {
+
+const Catalog& catalog() {
+  static const Catalog cat = *load_catalog_dir(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/catalog");
+  return cat;
+}
+
+struct Gui : ::testing::Test {
+  std::filesystem::path dir;
+  void SetUp() override {
+    charts::ensure_offscreen_app([](const std::string&) {});
+    dir = std::filesystem::temp_directory_path() / ("racktwin-gui-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+};
+
+TEST_F(Gui, Models_PassQtsModelTester) {
+  MainWindow w(catalog(), (dir / "r.db").string());
+  QAbstractItemModelTester systems(w.systems_model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QAbstractItemModelTester runs(w.runs_model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QAbstractItemModelTester plan(w.plan_model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  EXPECT_GE(w.systems_model()->rowCount(), 10);
+  EXPECT_EQ(w.systems_model()->index(0, 0).data().toString().isEmpty(), false);
+  EXPECT_EQ(w.runs_model()->rowCount(), 0);  // no database yet
+}
+
+TEST_F(Gui, ViewsWithoutABackEnd_SaySoPlainly) {
+  MainWindow w(catalog(), (dir / "r.db").string());
+  QStringList tabs;
+  for (int i = 0; i < w.tabs()->count(); ++i) tabs << w.tabs()->tabText(i);
+  EXPECT_EQ(tabs.join(","), "Systems,Scenario,Results,Runs,Fleet plan,Failures");
+}
+
+TEST_F(Gui, OpeningAPlan_FillsTheQuarterTable) {
+  const std::string plan =
+      std::string(RACKTWIN_SOURCE_DIR) + "/tests/plan/data/gb200-inferencex.yaml";
+  MainWindow w(catalog(), (dir / "r.db").string());
+  QAbstractItemModelTester tester(w.plan_model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QSignalSpy done(&w, &MainWindow::planned);
+  w.open_plan(QString::fromStdString(plan));
+  ASSERT_TRUE(done.wait(30000)) << w.plan_status().toStdString();
+  ASSERT_EQ(w.plan_model()->rowCount(), 4) << w.plan_status().toStdString();
+  EXPECT_EQ(w.plan_model()->index(0, 0).data().toString(), "2026Q3");
+  EXPECT_EQ(w.plan_model()->index(0, 4).data().toString(), "100");  // racks installed
+  EXPECT_TRUE(w.plan_status().contains("stored as plan 1"));
+}
+
+TEST_F(Gui, ABadPlan_ShowsItsLocatedErrors) {
+  const auto plan = dir / "bad.yaml";
+  std::ofstream(plan) << "name: x\nquarters: {from: 2026Q3, to: 2026Q1}\n";
+  MainWindow w(catalog(), (dir / "r.db").string());
+  QSignalSpy done(&w, &MainWindow::planned);
+  w.open_plan(QString::fromStdString(plan.string()));
+  ASSERT_TRUE(done.wait(30000));
+  EXPECT_TRUE(w.plan_status().contains("bad.yaml:2:")) << w.plan_status().toStdString();
+  EXPECT_EQ(w.plan_model()->rowCount(), 0);
+}
+
+}  // namespace
+}  // namespace racktwin::gui
