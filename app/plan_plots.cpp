@@ -85,9 +85,11 @@ void uncertainty_charts(const PlanOutcome& o, std::vector<charts::NamedChart>& a
   all.push_back({"tornado-tokens",
                  charts::tornado_chart(
                      tornado(o, o.sensitivity->by_tokens, "Sensitivity of tokens per second in " + q,
-                             "change in tok/s",
-                             [](const plan::Swing& w, bool high) { return high ? w.tps_high : w.tps_low; }),
-                     o.sensitivity->tps)});
+                             "change in million tok/s",
+                             [](const plan::Swing& w, bool high) {
+                               return (high ? w.tps_high : w.tps_low) / 1e6;
+                             }),
+                     o.sensitivity->tps / 1e6)});
   all.push_back({"monte-carlo-tokens", charts::category_line_chart(band(o), true)});
 }
 
