@@ -87,6 +87,12 @@ struct PlanOutcome {
   std::vector<std::vector<std::string>> quarter_table() const;
 };
 
+// "$523.4M"-style amounts without the dollar sign ("523.4M", "1.29B", "950"), as the tables show.
+std::string money_text(double usd);
+
+// The data of the facility-MW-by-generation chart, for render_plan_plots and the GUI.
+charts::CategoryChart mw_by_generation_chart(const PlanOutcome& o);
+
 // Writes the plan's charts into `dir` (created when missing); returns the files. The process needs
 // a QApplication (charts::ensure_offscreen_app).
 std::expected<std::vector<std::string>, std::string> render_plan_plots(const PlanOutcome& o,

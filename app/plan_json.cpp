@@ -145,13 +145,14 @@ Json uncertainty_json(const PlanOutcome& o) {
 
 }  // namespace
 
+std::string money_text(double usd) {
+  if (usd >= 1e9) return fmt::format("{:.2f}B", usd / 1e9);
+  if (usd >= 1e6) return fmt::format("{:.1f}M", usd / 1e6);
+  return fmt::format("{:.0f}", usd);
+}
+
 std::vector<std::vector<std::string>> PlanOutcome::quarter_table() const {
   const std::string unit = units.empty() ? "units" : units.front().unit.unit_name + "s";
-  auto money = [](double usd) {
-    if (usd >= 1e9) return fmt::format("{:.2f}B", usd / 1e9);
-    if (usd >= 1e6) return fmt::format("{:.1f}M", usd / 1e6);
-    return fmt::format("{:.0f}", usd);
-  };
   std::vector<std::vector<std::string>> rows{{"quarter", "binding", "MW energised", "MW used", unit,
                                               "added", "XPUs", "domains", "Mtok/s", "tok/s/MW",
                                               "capex $", "cum capex $", "TCO $/yr", "$/Mtok"}};
@@ -163,7 +164,8 @@ std::vector<std::vector<std::string>> PlanOutcome::quarter_table() const {
                     fmt::format("{:.0f}", in.xpus),
                     fmt::format("{:.0f}+{:.0f}", in.domains_whole, in.domains_partial),
                     fmt::format("{:.1f}", in.tps / 1e6), fmt::format("{:.0f}", r.tps_per_facility_mw),
-                    money(in.capex), money(r.capex_cumulative), money(in.tco_per_year),
+                    money_text(in.capex), money_text(r.capex_cumulative),
+                    money_text(in.tco_per_year),
                     r.usd_per_mtok > 0 ? fmt::format("{:.4f}", r.usd_per_mtok) : "-"});
   }
   return rows;

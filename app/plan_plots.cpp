@@ -15,7 +15,9 @@ std::vector<std::string> quarter_labels(const plan::Rollout& r) {
   return out;
 }
 
-charts::CategoryChart mw_by_generation(const PlanOutcome& o) {
+}  // namespace
+
+charts::CategoryChart mw_by_generation_chart(const PlanOutcome& o) {
   charts::CategoryChart c{"Facility power in use by generation — " + o.plan.name, "MW",
                           quarter_labels(o.rollout), {}};
   for (std::size_t g = 0; g < o.plan.generations.size(); ++g) {
@@ -25,6 +27,8 @@ charts::CategoryChart mw_by_generation(const PlanOutcome& o) {
   }
   return c;
 }
+
+namespace {
 
 // One series for the plan and one per comparator of `value` by quarter.
 template <class F>
@@ -102,7 +106,7 @@ std::expected<std::vector<std::string>, std::string> render_plan_plots(const Pla
   std::filesystem::create_directories(dir, ec);
   if (ec) return std::unexpected("cannot create " + dir + ": " + ec.message());
   std::vector<charts::NamedChart> all;
-  all.push_back({"mw-by-generation", charts::stacked_bar_chart(mw_by_generation(o))});
+  all.push_back({"mw-by-generation", charts::stacked_bar_chart(mw_by_generation_chart(o))});
   all.push_back({"tokens-per-second",
                  charts::category_line_chart(
                      by_fleet(o, "Tokens per second at the service target", "million tok/s",

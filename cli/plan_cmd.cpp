@@ -24,12 +24,6 @@ std::string num(double v, int decimals = 0) {
   return fmt::format("{:.{}f}", v, decimals);
 }
 
-std::string money(double usd) {
-  if (usd >= 1e9) return fmt::format("{:.2f}B", usd / 1e9);
-  if (usd >= 1e6) return fmt::format("{:.1f}M", usd / 1e6);
-  return fmt::format("{:.0f}", usd);
-}
-
 void print_units(const app::PlanOutcome& o) {
   Table t({"generation", "system", "unit", "XPUs", "kW (" + to_string(o.plan.basis) + ")",
            "kW operating", "tok/s/XPU", "throughput", "cost"});
@@ -39,7 +33,7 @@ void print_units(const app::PlanOutcome& o) {
       origin += fmt::format("; {}: run {} {} C={} TPOT p50 {:.1f} ms", th.workload, th.run_id,
                             th.point.layout, th.point.clients, th.point.tpot_p50_s * 1e3);
     const std::string cost =
-        u.unit.capex_per_unit ? "$" + money(*u.unit.capex_per_unit) + "/unit"
+        u.unit.capex_per_unit ? "$" + app::money_text(*u.unit.capex_per_unit) + "/unit"
                               : fmt::format("${:.3f}/XPU-h", *u.unit.cost_per_xpu_s * 3600);
     t.add({u.generation + (u.comparator ? " (comparator)" : ""), u.system, u.unit.unit_name,
            num(u.unit.xpus), num(u.unit.it_power.value() / 1e3, 1),

@@ -87,6 +87,15 @@ std::optional<FigureRef> find_figure(const Plan& p, std::string_view name) {
   return std::nullopt;
 }
 
+Figure* plan_figure(Plan& p, std::string_view name) {
+  for (const auto& c : kCostFields)
+    if (name == std::string("costs.") + c.name) return &(p.costs.*c.member);
+  if (name == "dock_to_rack") return &p.dock_to_rack;
+  for (auto& s : p.sites)
+    if (name == "sites." + s.id + ".pue") return &s.pue;
+  return nullptr;
+}
+
 std::vector<std::string> figure_names(const Plan& p) {
   std::vector<std::string> out;
   for (const auto& c : kCostFields) out.push_back(std::string("costs.") + c.name);

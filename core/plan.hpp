@@ -139,6 +139,9 @@ struct FigureRef {
 // nullopt: no such figure in the plan. `names` lists what can be named, for messages.
 std::optional<FigureRef> find_figure(const Plan& p, std::string_view name);
 std::vector<std::string> figure_names(const Plan& p);
+// The plan-wide figure of that name (costs.*, dock_to_rack, sites.<id>.pue); nullptr for a
+// generation's figures and unknown names.
+Figure* plan_figure(Plan& p, std::string_view name);
 
 struct Uncertainty {
   int draws = 1000;

@@ -209,15 +209,7 @@ void MainWindow::show_plan() {
   plan_status_->setText(q("Plan " + o->plan.name + " (" + o->plan.file + "), power basis " +
                           to_string(o->plan.basis) +
                           (o->plan_id ? ", stored as plan " + std::to_string(*o->plan_id) : "")));
-  charts::CategoryChart mw{"Facility power in use by generation — " + o->plan.name, "MW", {}, {}};
-  for (const auto& r : o->rollout.quarters) mw.categories.push_back(to_string(r.quarter));
-  for (std::size_t g = 0; g < o->plan.generations.size(); ++g) {
-    charts::CategorySeries s{o->plan.generations[g].id, {}};
-    for (const auto& r : o->rollout.quarters)
-      s.values.push_back(r.generations[g].installed.facility_w / 1e6);
-    mw.series.push_back(std::move(s));
-  }
-  plan_chart_->setChart(charts::stacked_bar_chart(mw).release());
+  plan_chart_->setChart(charts::stacked_bar_chart(app::mw_by_generation_chart(*o)).release());
   refresh_runs();
   emit planned();
 }

@@ -43,20 +43,6 @@ bool set_generation_figure(const std::string& name, double value, Plan& p,
   return false;
 }
 
-void set_plan_figure(const std::string& name, double value, Plan& p) {
-  PlanCosts& c = p.costs;
-  const std::pair<const char*, Figure*> costs[] = {
-      {"costs.electricity_price", &c.electricity_price}, {"costs.facility_capex", &c.facility_capex},
-      {"costs.depreciation_years", &c.depreciation_years}, {"costs.facility_years", &c.facility_years},
-      {"costs.maintenance", &c.maintenance}, {"costs.financing_rate", &c.financing_rate},
-      {"costs.utilisation", &c.utilisation}, {"costs.output_price_ratio", &c.output_price_ratio}};
-  for (const auto& [n, f] : costs)
-    if (name == n) f->value = value;
-  if (name == "dock_to_rack") p.dock_to_rack.value = value;
-  for (auto& s : p.sites)
-    if (name == "sites." + s.id + ".pue") s.pue.value = value;
-}
-
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -73,7 +59,8 @@ Band band_of(const std::vector<double>& v) {
 }  // namespace
 
 void set_figure(const std::string& name, double value, Plan& p, std::vector<UnitModel>& units) {
-  if (!set_generation_figure(name, value, p, units)) set_plan_figure(name, value, p);
+  if (set_generation_figure(name, value, p, units)) return;
+  if (Figure* f = plan_figure(p, name)) f->value = value;
 }
 
 double triangular(double low, double mode, double high, double u) {

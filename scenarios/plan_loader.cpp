@@ -367,7 +367,11 @@ class PlanReader {
     } else if (!r.has("tps_per_xpu")) {
       r.missing("tps_per_xpu", "total tok/s per XPU at the service target, e.g. '5000 tok/s'");
     }
-    t.output_share = figures_.read_or(r, "output_share", Dimension{}, 0, 1, Figure{0.5, {}}).value;
+    if (auto f = figures_.read(r, "output_share", Dimension{}, 0, 1))
+      t.output_share = f->value;
+    else if (!r.has("output_share"))
+      r.missing("output_share", "the share of output tokens in the total, e.g. 0.1 for 8k/1k "
+                                "(it splits $/Mtok into input and output prices)");
     r.finish();
     return t;
   }

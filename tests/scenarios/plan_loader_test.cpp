@@ -94,7 +94,9 @@ TEST(PlanFile, AGivenThroughput_NeedsItsOrigin) {
   std::string text = kSmall + "    throughput: {tps_per_xpu: 5000 tok/s}\n";
   auto p = load(text);
   ASSERT_FALSE(p.has_value());
-  EXPECT_NE(racktwin::test::dump(p.error()).find("needs its source"), std::string::npos);
+  const std::string all = racktwin::test::dump(p.error());
+  EXPECT_NE(all.find("needs its source"), std::string::npos) << all;
+  EXPECT_NE(all.find("output_share"), std::string::npos) << all;  // no silent default split
 }
 
 TEST(Quarter, Strings_RoundTripAndBadOnesAreRefused) {
