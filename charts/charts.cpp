@@ -577,4 +577,33 @@ std::unique_ptr<QChart> tornado_chart(const CategoryChart& d, double centre) {
   return c;
 }
 
+std::unique_ptr<QChart> xy_line_chart(const XYChart& d) {
+  auto c = new_chart(d.title);
+  double x_lo = INFINITY, x_hi = -INFINITY, y_hi = 0;
+  for (const auto& s : d.series)
+    for (const auto& [x, y] : s.points) {
+      x_lo = std::min(x_lo, x);
+      x_hi = std::max(x_hi, x);
+      if (std::isfinite(y)) y_hi = std::max(y_hi, y);
+    }
+  if (!std::isfinite(x_lo)) x_lo = x_hi = 0;
+  auto* x = value_axis(d.x_title, x_lo, x_hi);
+  auto* y = d.y_range ? value_axis(d.y_title, d.y_range->first, d.y_range->second)
+                      : value_axis(d.y_title, 0, y_hi * 1.05);
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+  for (std::size_t k = 0; k < d.series.size(); ++k) {
+    auto* line = new QLineSeries;
+    line->setName(q(d.series[k].name));
+    QPen pen(colour(k));
+    pen.setWidthF(d.series[k].dashed ? 1.5 : 2.0);
+    if (d.series[k].dashed) pen.setStyle(Qt::DashLine);
+    line->setPen(pen);
+    for (const auto& [px, py] : d.series[k].points)
+      if (std::isfinite(py)) line->append(px, py);
+    attach(*c, line, x, y);
+  }
+  return c;
+}
+
 }  // namespace racktwin::charts

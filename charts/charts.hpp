@@ -16,6 +16,7 @@
 #include <expected>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,19 @@ std::unique_ptr<QChart> category_line_chart(const CategoryChart& data, bool log_
 // Horizontal bars from a centre value: per category the low and the high of the series (a tornado
 // chart); series[0] holds the lows, series[1] the highs; `centre` is where the bars meet.
 std::unique_ptr<QChart> tornado_chart(const CategoryChart& data, double centre);
+
+// Lines through (x, y) points, for time series (a rehearsal's throughput through its horizon).
+struct XYSeries {
+  std::string name;
+  std::vector<std::pair<double, double>> points;  // x increasing
+  bool dashed = false;
+};
+struct XYChart {
+  std::string title, x_title, y_title;
+  std::vector<XYSeries> series;
+  std::optional<std::pair<double, double>> y_range;  // unset: from 0 to the largest value
+};
+std::unique_ptr<QChart> xy_line_chart(const XYChart& data);
 
 struct NamedChart {
   std::string name;  // file stem: <model>-<workload>-<chart>

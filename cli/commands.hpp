@@ -41,6 +41,7 @@ void add_check_command(CLI::App& app, Commands& out);
 void add_explain_command(CLI::App& app, Commands& out);
 void add_perf_commands(CLI::App& app, Commands& out);
 void add_plan_command(CLI::App& app, Commands& out);
+void add_rehearse_command(CLI::App& app, Commands& out);
 void add_run_command(CLI::App& app, Commands& out);
 void add_runs_commands(CLI::App& app, Commands& out);
 void add_plot_command(CLI::App& app, Commands& out);

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   cli::add_explain_command(app, commands);
   cli::add_perf_commands(app, commands);
   cli::add_plan_command(app, commands);
+  cli::add_rehearse_command(app, commands);
   cli::add_run_command(app, commands);
   cli::add_runs_commands(app, commands);
   cli::add_plot_command(app, commands);

@@ -1,0 +1,100 @@
+#pragma once
+// The use case `racktwin rehearse FILE`: a deployment's failures and repairs over a horizon
+// (rehearse/engine.hpp), with the per-replica serving figures taken from a simulated sweep at the
+// service target, and the search for the spare capacity that holds the target.
+//
+// Contract:
+// - The serving sweep runs through run_scenario with reuse_finished, as the planner's: a finished
+//   run of the same inputs in the database is taken as stored; `fresh` simulates again.
+// - The search reruns the same failures (the same seed streams) with the load of one fewer
+//   serving rack per domain at a time, so its trials differ only in the spare capacity.
+// - Never prints: notes go to RehearseHooks::note, progress to RehearseHooks::progress.
+
+#include <atomic>
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/json.hpp"
+#include "app/run.hpp"
+#include "charts/charts.hpp"
+#include "core/catalog.hpp"
+#include "core/rehearsal.hpp"
+#include "rehearse/engine.hpp"
+
+namespace racktwin::app {
+
+struct RehearseRequest {
+  std::string file;
+  std::string db;      // results database of the serving sweep (as for run)
+  bool fresh = false;  // simulate the sweep again even when a finished run is stored
+  bool search = false;  // search the spare capacity for the attainment goal
+  std::optional<std::uint64_t> seed;  // unset: the file's
+  JobOptions job;
+};
+
+struct RehearseHooks {
+  std::function<void(double)> progress;
+  std::function<void(const std::string&)> note;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// A figure the rehearsal rests on, with its origin.
+struct RehearsalFigure {
+  std::string what, value, where;  // where: "file:line" or "default"
+  bool assumption = false;
+  std::string reason, source;
+};
+
+// One trial of the spare-capacity search.
+struct SpareTrial {
+  int spare = 0;              // spare racks per domain (domains for one-rack domains)
+  double offered_replicas = 0;
+  double attainment = 0, availability = 0, tokens_lost_share = 0;
+};
+
+struct JobCurvePoint {
+  int job_xpus = 0, jobs = 0;
+  int replications = 1;
+  double interruptions = 0;             // per replication, the mean
+  double interruptions_lo = 0, interruptions_hi = 0;  // the fewest and the most of a replication
+  double mttf_h = 0;                    // job running time / interruptions, all replications
+  std::vector<std::pair<std::string, double>> by_class;  // interruptions per class, the mean
+};
+
+struct RehearsalOutcome {
+  Rehearsal rehearsal;
+  std::uint64_t seed = 0;
+  std::string db_path;
+  // Serving: where the per-replica figures come from.
+  std::string surrogate_note;  // "simulated: run 4 of scenarios/..." or "given in the file"
+  std::int64_t run_id = 0;
+  std::string layout;
+  rehearse::Surrogate surrogate;
+  int racks_per_domain = 0;
+  std::string spare_unit;  // "rack per domain" or "domain"
+  rehearse::EngineOutcome outcome;  // serving at the file's spare capacity; jobs: the first size
+  std::vector<SpareTrial> search;   // with RehearseRequest::search
+  std::optional<int> spare_needed;  // the least spare capacity that met the goal
+  std::vector<JobCurvePoint> jobs;  // jobs rehearsals, one per size
+  std::vector<RehearsalFigure> figures;
+
+  Json to_json() const;
+  // Per-event rows (time, domain, part, class, XPUs out, replicas hit, recovery) as CSV.
+  std::string events_csv() const;
+};
+
+// The throughput-through-the-horizon chart and, for serving, the attainment chart.
+std::vector<charts::NamedChart> rehearsal_charts(const RehearsalOutcome& o);
+// Writes them into `dir` (created when missing); the process needs a QApplication.
+std::expected<std::vector<std::string>, std::string> render_rehearsal_plots(
+    const RehearsalOutcome& o, const std::string& dir, charts::Formats formats = {});
+
+std::expected<RehearsalOutcome, Failure> rehearse_file(const Catalog& cat,
+                                                       const RehearseRequest& request,
+                                                       const RehearseHooks& hooks = {});
+
+}  // namespace racktwin::app

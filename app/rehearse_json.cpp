@@ -1,0 +1,230 @@
+// The rehearsal's JSON document, event CSV and charts.
+#include <QChart>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "app/rehearse.hpp"
+#include "racktwin/version.hpp"
+
+namespace racktwin::app {
+namespace {
+
+// NaN (an overloaded interval's latency) becomes null.
+Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+Json recovery_json(const rehearse::EngineOutcome& e) {
+  std::vector<double> r;
+  int unrecovered = 0;
+  for (const auto& ev : e.events) {
+    if (ev.replicas_hit == 0) continue;
+    if (ev.recovered_s < 0)
+      ++unrecovered;
+    else
+      r.push_back(ev.recovered_s);
+  }
+  std::sort(r.begin(), r.end());
+  auto q = [&](double f) {
+    return r.empty() ? Json(nullptr) : Json(r[static_cast<std::size_t>(f * static_cast<double>(r.size() - 1))]);
+  };
+  double mean = 0;
+  for (double x : r) mean += x;
+  return Json{{"events_with_impact", r.size() + static_cast<std::size_t>(unrecovered)},
+              {"not_recovered_within_horizon", unrecovered},
+              {"mean_s", r.empty() ? Json(nullptr) : Json(mean / static_cast<double>(r.size()))},
+              {"p50_s", q(0.5)},
+              {"p90_s", q(0.9)},
+              {"max_s", q(1.0)}};
+}
+
+Json classes_json(const rehearse::EngineOutcome& e, bool jobs) {
+  Json out = Json::array();
+  for (std::size_t c = 0; c < kAllPartClasses.size(); ++c) {
+    const auto& t = e.classes[c];
+    Json j{{"class", to_string(kAllPartClasses[c])}, {"failures", t.failures}};
+    if (jobs) {
+      j["interruptions"] = t.interruptions;
+    } else {
+      j["spares_at_start"] = t.spares_at_start;
+      j["spares_used"] = t.spares_used;
+      j["min_spares"] = t.min_spares;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+Json samples_json(const rehearse::EngineOutcome& e) {
+  Json out = Json::array();
+  for (const auto& s : e.samples)
+    out.push_back({{"t_h", s.t_s / 3600.0},
+                   {"replicas_up", s.replicas_up},
+                   {"min_replicas_up", s.min_replicas_up},
+                   {"attainment", s.attainment},
+                   {"served_tps", s.served_tps},
+                   {"lost_tps", s.lost_tps},
+                   {"ttft_p99_s", number(s.ttft_p99_s)},
+                   {"tpot_p99_s", number(s.tpot_p99_s)}});
+  return out;
+}
+
+Json serving_json(const RehearsalOutcome& o) {
+  const auto& e = o.outcome;
+  Json search = Json::array();
+  for (const auto& t : o.search)
+    search.push_back({{"spare", t.spare},
+                      {"offered_replicas", t.offered_replicas},
+                      {"attainment", t.attainment},
+                      {"availability", t.availability},
+                      {"tokens_lost_share", t.tokens_lost_share}});
+  const auto& s = o.surrogate;
+  Json curve = Json::array();
+  for (const auto& p : s.curve)
+    curve.push_back({{"tps_per_replica", p.tps}, {"ttft_p99_s", p.ttft_p99_s}, {"tpot_p99_s", p.tpot_p99_s}});
+  return Json{
+      {"surrogate", {{"from", o.surrogate_note},
+                     {"run_id", o.run_id},
+                     {"layout", o.layout},
+                     {"replica_xpus", s.replica_xpus},
+                     {"tps_per_replica_at_target", s.tps_at_target},
+                     {"tps_per_replica_saturated", s.tps_saturated},
+                     {"latency_by_load", std::move(curve)}}},
+      {"spare", {{"unit", o.spare_unit},
+                 {"racks_per_domain", o.racks_per_domain},
+                 {"spare_at_run", o.rehearsal.spare_racks},
+                 {"attainment_goal", o.rehearsal.attainment_goal},
+                 {"search", std::move(search)},
+                 {"needed", o.spare_needed ? Json(*o.spare_needed) : Json(nullptr)}}},
+      {"replicas_total", e.replicas_total},
+      {"offered_replicas", e.offered_replicas},
+      {"availability", e.availability},
+      {"attainment", e.attainment},
+      {"min_replicas_up", e.min_replicas_up},
+      {"tokens_offered", e.tokens_offered},
+      {"tokens_served", e.tokens_served},
+      {"tokens_late", e.tokens_late},
+      {"tokens_lost", e.tokens_lost},
+      {"technician_utilisation", e.technician_utilisation},
+      {"swaps_unfinished", e.swaps_unfinished},
+      {"recovery", recovery_json(e)}};
+}
+
+Json jobs_json(const RehearsalOutcome& o) {
+  Json out = Json::array();
+  for (const auto& j : o.jobs) {
+    Json by = Json::object();
+    for (const auto& [c, n] : j.by_class) by[c] = n;
+    out.push_back({{"job_xpus", j.job_xpus},
+                   {"jobs", j.jobs},
+                   {"replications", j.replications},
+                   {"interruptions", j.interruptions},
+                   {"interruptions_fewest", j.interruptions_lo},
+                   {"interruptions_most", j.interruptions_hi},
+                   {"mttf_h", j.mttf_h},
+                   {"by_class", std::move(by)}});
+  }
+  return out;
+}
+
+}  // namespace
+
+Json RehearsalOutcome::to_json() const {
+  const auto& r = rehearsal;
+  Json figs = Json::array();
+  for (const auto& f : figures)
+    figs.push_back({{"what", f.what}, {"value", f.value}, {"where", f.where},
+                    {"assumption", f.assumption}, {"reason", f.reason}, {"source", f.source}});
+  Json j{{"rehearsal", r.name},
+         {"file", r.file},
+         {"version", kVersion},
+         {"commit", kGitCommit},
+         {"seed", seed},
+         {"system", r.system},
+         {"domains", r.domains},
+         {"xpus", outcome.xpus_total},
+         {"horizon_h", r.horizon.value() / 3600.0},
+         {"sample_every_h", r.sample_every.value() / 3600.0}};
+  if (r.serving)
+    j["serving"] = serving_json(*this);
+  else
+    j["jobs"] = jobs_json(*this);
+  j["failures"] = outcome.events.size();
+  j["classes"] = classes_json(outcome, !r.serving);
+  if (r.serving) j["samples"] = samples_json(outcome);
+  j["figures"] = std::move(figs);
+  return j;
+}
+
+std::string RehearsalOutcome::events_csv() const {
+  std::string out = "t_h,domain,part,class,xpus_out,hit,recovered_h,waited_spare_h,waited_technician_h\n";
+  char line[512];
+  for (const auto& e : outcome.events) {
+    std::snprintf(line, sizeof line, "%.6f,%d,%s,%s,%d,%d,%s,%.6f,%.6f\n", e.t_s / 3600.0, e.domain,
+                  e.part.c_str(), to_string(e.cls).c_str(), e.xpus_out, e.replicas_hit,
+                  e.recovered_s < 0 ? "" : std::to_string(e.recovered_s / 3600.0).c_str(),
+                  e.waited_spare_s / 3600.0, e.waited_technician_s / 3600.0);
+    out += line;
+  }
+  return out;
+}
+
+std::vector<charts::NamedChart> rehearsal_charts(const RehearsalOutcome& o) {
+  std::vector<charts::NamedChart> out;
+  const auto& e = o.outcome;
+  if (!o.rehearsal.serving || e.samples.empty()) return out;
+  const double step_h = o.rehearsal.sample_every.value() / 3600.0;
+  charts::XYChart tps{"Tokens per second through the failures — " + o.rehearsal.name,
+                      "time (days)", "million tok/s", {}, std::nullopt};
+  charts::XYSeries served{"served", {}}, offered{"offered (the load)", {}, true},
+      capacity{"capacity at the target (replicas up)", {}};
+  const double load = e.offered_replicas * o.surrogate.tps_at_target / 1e6;
+  for (const auto& s : e.samples) {
+    const double mid = (s.t_s / 3600.0 + step_h / 2) / 24.0;
+    served.points.emplace_back(mid, s.served_tps / 1e6);
+    offered.points.emplace_back(mid, load);
+    capacity.points.emplace_back(mid, s.replicas_up * o.surrogate.tps_at_target / 1e6);
+  }
+  charts::XYSeries fewest_cap{"capacity at the fewest replicas up in the interval", {}, true};
+  double lo = load;
+  for (const auto& s : e.samples) {
+    const double mid = (s.t_s / 3600.0 + step_h / 2) / 24.0;
+    fewest_cap.points.emplace_back(mid, s.min_replicas_up * o.surrogate.tps_at_target / 1e6);
+    lo = std::min({lo, s.served_tps / 1e6, fewest_cap.points.back().second});
+  }
+  const double hi = e.replicas_total * o.surrogate.tps_at_target / 1e6;
+  tps.series = {capacity, fewest_cap, served, offered};
+  tps.y_range = std::pair{std::max(0.0, lo - 0.1 * (hi - lo)), hi + 0.05 * (hi - lo)};
+  out.push_back({"throughput", charts::xy_line_chart(tps)});
+  charts::XYChart att{"Replicas up and service-target attainment — " + o.rehearsal.name,
+                      "time (days)", "share", {}, std::pair{0.0, 1.0}};
+  charts::XYSeries up{"replicas up / all", {}}, met{"time at the target (per interval)", {}},
+      fewest{"fewest replicas up / all", {}, true};
+  for (const auto& s : e.samples) {
+    const double mid = (s.t_s / 3600.0 + step_h / 2) / 24.0;
+    up.points.emplace_back(mid, s.replicas_up / std::max(1, e.replicas_total));
+    fewest.points.emplace_back(mid, s.min_replicas_up / std::max(1, e.replicas_total));
+    met.points.emplace_back(mid, s.attainment);
+  }
+  att.series = {up, fewest, met};
+  double low = e.min_replicas_up / std::max(1, e.replicas_total);
+  for (const auto& s : e.samples) low = std::min(low, s.attainment);
+  att.y_range = std::pair{std::max(0.0, std::floor(std::min(0.99, low) * 100) / 100), 1.0};
+  out.push_back({"attainment", charts::xy_line_chart(att)});
+  return out;
+}
+
+std::expected<std::vector<std::string>, std::string> render_rehearsal_plots(
+    const RehearsalOutcome& o, const std::string& dir, charts::Formats formats) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return std::unexpected("cannot create " + dir + ": " + ec.message());
+  std::vector<std::string> files;
+  for (auto& c : rehearsal_charts(o)) {
+    auto f = charts::save_chart(std::move(c.chart), dir + "/" + o.rehearsal.name + "-" + c.name, formats);
+    if (!f) return std::unexpected(f.error());
+    files.insert(files.end(), f->begin(), f->end());
+  }
+  return files;
+}
+
+}  // namespace racktwin::app

@@ -1,0 +1,536 @@
+#include "rehearse/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <queue>
+#include <random>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "sim/serving.hpp"
+#include "topology/queries.hpp"
+
+namespace racktwin::rehearse {
+namespace {
+
+using topology::PartId;
+using topology::PartKind;
+constexpr std::size_t kClasses = kAllPartClasses.size();
+
+[[noreturn]] void throw_input(std::string message) {
+  throw InputError({Diagnostic{{}, "", std::move(message), {}}});
+}
+
+
+// ---- The event queue -------------------------------------------------------------------------
+
+enum class EvType { fail, restarted, rescheduled, swap_done, feed_done, replenished };
+
+struct Ev {
+  double t = 0;
+  std::uint64_t seq = 0;
+  EvType type = EvType::fail;
+  int a = 0, b = 0;  // fail: instance; restarted/rescheduled: domain, count; swap/feed: request;
+                     // replenished: class
+  bool operator>(const Ev& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+};
+
+class Queue {
+ public:
+  void push(double t, EvType type, int a, int b = 0) { q_.push(Ev{t, seq_++, type, a, b}); }
+  bool empty() const { return q_.empty(); }
+  Ev pop() {
+    Ev e = q_.top();
+    q_.pop();
+    return e;
+  }
+  double next_time() const { return q_.top().t; }
+
+ private:
+  std::priority_queue<Ev, std::vector<Ev>, std::greater<>> q_;
+  std::uint64_t seq_ = 0;
+};
+
+// ---- Time to failure -------------------------------------------------------------------------
+
+class Clocks {
+ public:
+  explicit Clocks(const EngineInput& in) {
+    for (std::size_t c = 0; c < kClasses; ++c) {
+      const auto& fc = in.classes[c];
+      rng_[c].seed(sim::stream_seed(in.seed, "failures/" + to_string(fc.part)));
+      rate_[c] = fc.rate.value / 3600.0;  // per part-second
+      shape_[c] = fc.shape.value;
+      scale_[c] = rate_[c] > 0 ? (1.0 / rate_[c]) / std::tgamma(1.0 + 1.0 / shape_[c]) : 0;
+    }
+  }
+  // Seconds until the next failure of a part of class c put in service now; infinity when the
+  // class never fails.
+  double draw(std::size_t c) {
+    if (rate_[c] <= 0) return std::numeric_limits<double>::infinity();
+    if (shape_[c] == 1.0) return std::exponential_distribution<double>(rate_[c])(rng_[c]);
+    return std::weibull_distribution<double>(shape_[c], scale_[c])(rng_[c]);
+  }
+
+ private:
+  std::array<std::mt19937_64, kClasses> rng_;
+  std::array<double, kClasses> rate_{}, shape_{}, scale_{};
+};
+
+// ---- One domain's state ----------------------------------------------------------------------
+
+struct Domain {
+  std::vector<PartId> failed;         // hardware down, waiting for a swap or the feed repair
+  topology::Impact impact;            // of `failed`
+  std::vector<int> replica_of;        // by XPU ordinal: its replica in the current placement, -1
+  int placed = 0, pending = 0, restarting = 0;
+  int capacity() const { return std::max(0, placed - pending - restarting); }
+};
+
+struct Instance {
+  int domain = 0;
+  std::uint8_t cls = 0;
+  PartId unit{};
+};
+
+struct SwapRequest {
+  int domain = 0;
+  PartId part{};
+  std::size_t cls = 0;
+  std::size_t event = 0;  // index into outcome.events
+  double queued = 0, spare_at = 0;
+};
+
+// ---- The rehearsal -------------------------------------------------------------------------------
+
+class Engine {
+ public:
+  explicit Engine(const EngineInput& in) : in_(in), t_(*in.domain), clocks_(in) {
+    const int horizon_bins = static_cast<int>(std::ceil(in.horizon.value() / in.sample_every.value()));
+    out_.samples.resize(static_cast<std::size_t>(std::max(1, horizon_bins)));
+    for (std::size_t i = 0; i < out_.samples.size(); ++i) {
+      out_.samples[i].t_s = static_cast<double>(i) * in.sample_every.value();
+      out_.samples[i].min_replicas_up = std::numeric_limits<double>::infinity();
+    }
+    for (std::size_t c = 0; c < kClasses; ++c) units_[c] = units_of(t_, in.classes[c].part);
+    spares_.fill(0);
+    for (std::size_t c = 0; c < kClasses; ++c) {
+      const auto& s = in.repair.spares[c];
+      const double units = static_cast<double>(units_[c].size()) * in.domains;
+      spares_[c] = s.share ? static_cast<int>(std::ceil(s.value * units - 1e-9))
+                           : static_cast<int>(s.value);
+      out_.classes[c].spares_at_start = out_.classes[c].min_spares = spares_[c];
+    }
+    technicians_free_ = in.repair.technicians;
+  }
+
+  EngineOutcome run() {
+    setup_domains();
+    setup_clocks();
+    while (!queue_.empty() && queue_.next_time() < in_.horizon.value()) {
+      const Ev e = queue_.pop();
+      advance(e.t);
+      handle(e);
+    }
+    advance(in_.horizon.value());
+    finish();
+    return std::move(out_);
+  }
+
+ private:
+  // ---- setup
+
+  void setup_domains() {
+    const int xpus = static_cast<int>(t_.xpus().size());
+    out_.xpus_total = xpus * in_.domains;
+    domains_.resize(static_cast<std::size_t>(in_.domains));
+    for (auto& d : domains_) {
+      d.impact = topology::assess(t_, {});
+      if (in_.serving) place(d);
+      out_.replicas_total += d.placed;
+    }
+    up_ = out_.replicas_total;
+    out_.min_replicas_up = std::numeric_limits<double>::infinity();
+    if (!in_.serving) setup_jobs(xpus);
+  }
+
+  void setup_jobs(int xpus_per_domain) {
+    const int size = in_.job_xpus;
+    if (size < 1 || size > out_.xpus_total)
+      throw_input("a job of " + std::to_string(size) + " XPUs does not fit a deployment of " +
+                       std::to_string(out_.xpus_total) + " XPUs");
+    const int jobs = out_.xpus_total / size;
+    job_back_.assign(static_cast<std::size_t>(jobs), 0.0);
+    out_.jobs.job_xpus = size;
+    out_.jobs.jobs = jobs;
+    xpus_per_domain_ = xpus_per_domain;
+  }
+
+  void setup_clocks() {
+    for (int d = 0; d < in_.domains; ++d)
+      for (std::size_t c = 0; c < kClasses; ++c)
+        for (PartId u : units_[c]) {
+          instances_.push_back(Instance{d, static_cast<std::uint8_t>(c), u});
+          schedule_failure(instances_.size() - 1, 0.0);
+        }
+  }
+
+  void schedule_failure(std::size_t inst, double from) {
+    const double dt = clocks_.draw(instances_[inst].cls);
+    if (from + dt < in_.horizon.value()) queue_.push(from + dt, EvType::fail, static_cast<int>(inst));
+  }
+
+  // ---- placement and capacity
+
+  void place(Domain& d) {
+    const auto p = topology::place(t_, in_.surrogate.replica_xpus, &d.impact);
+    d.replica_of.assign(t_.xpus().size(), -1);
+    for (std::size_t r = 0; r < p.replicas.size(); ++r)
+      for (PartId x : p.replicas[r].xpus) d.replica_of[static_cast<std::size_t>(t_.ordinal(x))] = static_cast<int>(r);
+    d.placed = static_cast<int>(p.replicas.size());
+  }
+
+  // Applies a change to a domain and keeps the site's total in step.
+  template <class F>
+  void change(Domain& d, const F& f) {
+    const int before = d.capacity();
+    f();
+    up_ += d.capacity() - before;
+  }
+
+  // ---- integration of the state between events
+
+  void advance(double to) {
+    while (now_ < to) {
+      const std::size_t bin = std::min(out_.samples.size() - 1,
+                                       static_cast<std::size_t>(now_ / in_.sample_every.value()));
+      const double bin_end = std::min(to, (static_cast<double>(bin) + 1) * in_.sample_every.value());
+      const double dt = std::max(bin_end - now_, 0.0);
+      accumulate(out_.samples[bin], dt);
+      now_ = bin_end > now_ ? bin_end : to;
+    }
+  }
+
+  void accumulate(Sample& s, double dt) {
+    const double n = up_;
+    s.replicas_up += n * dt;
+    s.min_replicas_up = std::min(s.min_replicas_up, n);
+    out_.min_replicas_up = std::min(out_.min_replicas_up, n);
+    if (!in_.serving) return;
+    const auto& sg = in_.surrogate;
+    const double offered = in_.offered_replicas * sg.tps_at_target;
+    const bool meets = n + 1e-9 >= in_.offered_replicas;
+    const double served = meets ? offered : std::min(offered, n * sg.tps_saturated);
+    s.attainment += meets ? dt : 0;
+    s.served_tps += served * dt;
+    s.lost_tps += (offered - served) * dt;
+    out_.tokens_offered += offered * dt;
+    out_.tokens_served += served * dt;
+    out_.tokens_late += meets ? 0 : served * dt;
+    out_.tokens_lost += (offered - served) * dt;
+  }
+
+  // ---- events
+
+  void handle(const Ev& e) {
+    switch (e.type) {
+      case EvType::fail: fail(static_cast<std::size_t>(e.a)); break;
+      case EvType::restarted:
+        change(dom(e.a), [&] { dom(e.a).restarting -= e.b; });
+        break;
+      case EvType::rescheduled:
+        change(dom(e.a), [&] { dom(e.a).pending -= e.b; });
+        break;
+      case EvType::swap_done:
+        ++technicians_free_;
+        repaired(static_cast<std::size_t>(e.a));
+        dispatch();
+        break;
+      case EvType::feed_done: repaired(static_cast<std::size_t>(e.a)); break;
+      case EvType::replenished: replenished(static_cast<std::size_t>(e.a)); break;
+    }
+  }
+
+  Domain& dom(int d) { return domains_[static_cast<std::size_t>(d)]; }
+
+  void fail(std::size_t inst) {
+    const Instance& i = instances_[inst];
+    Domain& d = dom(i.domain);
+    const auto& fc = in_.classes[i.cls];
+    if (d.impact.is_down(i.unit)) {  // a part already out of service does not fail again
+      schedule_failure(inst, now_);
+      return;
+    }
+    ++out_.classes[i.cls].failures;
+    FailureEvent ev{now_, i.domain, t_.part(i.unit).name, fc.part};
+    if (!in_.serving) {
+      interrupt_jobs(i, ev);
+      schedule_failure(inst, now_);  // the part is replaced by a hot spare at once for the job
+      out_.events.push_back(std::move(ev));
+      return;
+    }
+    if (fc.tier == RepairTier::restart) {
+      restart(i, d, ev);
+      schedule_failure(inst, now_ + in_.repair.restart.value);
+      out_.events.push_back(std::move(ev));
+      return;
+    }
+    take_down(i, d, ev);
+    out_.events.push_back(std::move(ev));
+    request_repair(i, inst, out_.events.size() - 1);
+  }
+
+  void restart(const Instance& i, Domain& d, FailureEvent& ev) {
+    const int r = d.replica_of[static_cast<std::size_t>(t_.ordinal(i.unit))];
+    ev.xpus_out = 0;
+    ev.replicas_hit = r >= 0 ? 1 : 0;
+    ev.recovered_s = in_.repair.restart.value;
+    if (r < 0) return;
+    change(d, [&] { ++d.restarting; });
+    queue_.push(now_ + in_.repair.restart.value, EvType::restarted, i.domain, 1);
+  }
+
+  void take_down(const Instance& i, Domain& d, FailureEvent& ev) {
+    const int out_before = d.impact.lost + d.impact.cut_off;
+    d.failed.push_back(i.unit);
+    d.impact = topology::assess(t_, d.failed);
+    ev.xpus_out = d.impact.lost + d.impact.cut_off - out_before;
+    // Replicas with an XPU now out of service go down at once; the survivors are placed again.
+    std::vector<char> hit(static_cast<std::size_t>(d.placed), 0);
+    for (std::size_t x = 0; x < d.replica_of.size(); ++x)
+      if (d.replica_of[x] >= 0 && !d.impact.in_service(static_cast<int>(x)))
+        hit[static_cast<std::size_t>(d.replica_of[x])] = 1;
+    const int n_hit = static_cast<int>(std::count(hit.begin(), hit.end(), 1));
+    ev.replicas_hit = n_hit;
+    change(d, [&] {
+      const int serving_now = d.capacity() - n_hit;
+      place(d);
+      const int reformed = std::max(0, d.placed - d.pending - d.restarting - std::max(0, serving_now));
+      d.pending += reformed;
+      if (reformed > 0)
+        queue_.push(now_ + in_.repair.reschedule.value, EvType::rescheduled, i.domain, reformed);
+    });
+  }
+
+  void request_repair(const Instance& i, std::size_t inst, std::size_t event) {
+    const auto& fc = in_.classes[i.cls];
+    requests_.push_back(SwapRequest{i.domain, i.unit, i.cls, event, now_, now_});
+    const int req = static_cast<int>(requests_.size() - 1);
+    request_instance_.push_back(inst);
+    if (fc.tier == RepairTier::facility) {
+      queue_.push(now_ + in_.repair.feed_repair.value, EvType::feed_done, req);
+      return;
+    }
+    queue_.push(now_ + in_.repair.vendor_return.value, EvType::replenished, static_cast<int>(i.cls));
+    auto& tally = out_.classes[i.cls];
+    if (spares_[i.cls] > 0) {
+      --spares_[i.cls];
+      tally.min_spares = std::min(tally.min_spares, spares_[i.cls]);
+      ready_.push_back(req);
+      dispatch();
+    } else {
+      tally.min_spares = std::min(tally.min_spares, 0);
+      waiting_spare_[i.cls].push_back(req);
+    }
+  }
+
+  void replenished(std::size_t cls) {
+    if (waiting_spare_[cls].empty()) {
+      ++spares_[cls];
+      return;
+    }
+    const int req = waiting_spare_[cls].front();
+    waiting_spare_[cls].pop_front();
+    requests_[static_cast<std::size_t>(req)].spare_at = now_;
+    ready_.push_back(req);
+    dispatch();
+  }
+
+  void dispatch() {
+    while (technicians_free_ > 0 && !ready_.empty()) {
+      const int req = ready_.front();
+      ready_.pop_front();
+      --technicians_free_;
+      auto& r = requests_[static_cast<std::size_t>(req)];
+      auto& ev = out_.events[r.event];
+      ev.waited_spare_s = r.spare_at - r.queued;
+      ev.waited_technician_s = now_ - r.spare_at;
+      ++out_.classes[r.cls].spares_used;
+      const double end = now_ + in_.repair.swap.value;
+      technician_busy_s_ += std::min(end, in_.horizon.value()) - now_;
+      queue_.push(end, EvType::swap_done, req);
+    }
+  }
+
+  void repaired(std::size_t req) {
+    const SwapRequest& r = requests_[req];
+    Domain& d = dom(r.domain);
+    auto it = std::find(d.failed.begin(), d.failed.end(), r.part);
+    if (it != d.failed.end()) d.failed.erase(it);
+    d.impact = topology::assess(t_, d.failed);
+    change(d, [&] {
+      const int serving_now = d.capacity();
+      place(d);
+      const int back = std::max(0, d.placed - d.pending - d.restarting - serving_now);
+      d.pending += back;
+      if (back > 0) queue_.push(now_ + in_.repair.reschedule.value, EvType::rescheduled, r.domain, back);
+    });
+    auto& ev = out_.events[r.event];
+    ev.recovered_s = now_ + in_.repair.reschedule.value - ev.t_s;
+    if (ev.t_s + ev.recovered_s > in_.horizon.value()) ev.recovered_s = -1;
+    schedule_failure(request_instance_[req], now_);
+    ++repairs_done_;
+  }
+
+  // ---- jobs
+
+  // XPU ordinals (in the domain) whose service the failure of `unit` touches in any way.
+  const std::vector<int>& blast(PartId unit) {
+    auto it = blast_.find(unit);
+    if (it != blast_.end()) return it->second;
+    std::vector<int> xs;
+    const PartId one[] = {unit};
+    for (const auto& a : topology::assess(t_, one).affected) xs.push_back(t_.ordinal(a.xpu));
+    return blast_.emplace(unit, std::move(xs)).first->second;
+  }
+
+  void interrupt_jobs(const Instance& i, FailureEvent& ev) {
+    const auto& xs = blast(i.unit);
+    ev.xpus_out = static_cast<int>(xs.size());
+    const int size = in_.job_xpus;
+    int last = -1;
+    for (int x : xs) {
+      const int global = i.domain * xpus_per_domain_ + x;
+      const int job = global / size;
+      if (job == last || job >= out_.jobs.jobs) continue;
+      last = job;
+      double& back = job_back_[static_cast<std::size_t>(job)];
+      if (back > now_) continue;  // restarting: not running, not interrupted again
+      back = now_ + in_.repair.restart.value;
+      job_down_s_ += std::min(back, in_.horizon.value()) - now_;
+      ++out_.jobs.interruptions;
+      ++out_.classes[i.cls].interruptions;
+      ++ev.replicas_hit;
+    }
+    ev.recovered_s = in_.repair.restart.value;
+  }
+
+  // ---- the end
+
+  void finish() {
+    const double horizon = in_.horizon.value();
+    const double total = out_.replicas_total;
+    double avail = 0, attain = 0;
+    for (auto& s : out_.samples) {
+      const double w = std::min(in_.sample_every.value(), horizon - s.t_s);
+      avail += s.replicas_up;
+      attain += s.attainment;
+      s.replicas_up /= w;
+      s.attainment /= w;
+      s.served_tps /= w;
+      s.lost_tps /= w;
+      if (!std::isfinite(s.min_replicas_up)) s.min_replicas_up = s.replicas_up;
+      if (in_.serving) {
+        const double load = in_.offered_replicas * in_.surrogate.tps_at_target;
+        const double per_replica = s.replicas_up > 0 ? load / s.replicas_up : INFINITY;
+        if (per_replica <= in_.surrogate.tps_saturated) {
+          const auto p = latency_at(in_.surrogate, per_replica);
+          s.ttft_p99_s = p.ttft_p99_s;
+          s.tpot_p99_s = p.tpot_p99_s;
+        } else {
+          s.ttft_p99_s = s.tpot_p99_s = std::numeric_limits<double>::quiet_NaN();  // queues grow
+        }
+      }
+    }
+    out_.availability = total > 0 ? avail / (total * horizon) : 0;
+    out_.attainment = in_.serving ? attain / horizon : 0;
+    out_.offered_replicas = in_.offered_replicas;
+    if (!std::isfinite(out_.min_replicas_up)) out_.min_replicas_up = total;
+    const int techs = in_.repair.technicians;
+    out_.technician_utilisation = techs > 0 ? technician_busy_s_ / (techs * horizon) : 0;
+    out_.swaps_unfinished = static_cast<int>(requests_.size()) - repairs_done_;
+    if (!in_.serving) {
+      auto& j = out_.jobs;
+      j.running_s = j.jobs * horizon - job_down_s_;
+      j.mttf_s = j.interruptions > 0 ? j.running_s / static_cast<double>(j.interruptions) : 0;
+    }
+  }
+
+  const EngineInput& in_;
+  const topology::Topology& t_;
+  Clocks clocks_;
+  Queue queue_;
+  EngineOutcome out_;
+  std::array<std::vector<PartId>, kClasses> units_;
+  std::vector<Instance> instances_;
+  std::vector<Domain> domains_;
+  double now_ = 0;
+  int up_ = 0;
+  // Repairs.
+  std::array<int, kClasses> spares_{};
+  std::array<std::deque<int>, kClasses> waiting_spare_;
+  std::deque<int> ready_;
+  std::vector<SwapRequest> requests_;
+  std::vector<std::size_t> request_instance_;
+  int technicians_free_ = 0, repairs_done_ = 0;
+  double technician_busy_s_ = 0;
+  // Jobs.
+  std::vector<double> job_back_;
+  double job_down_s_ = 0;
+  int xpus_per_domain_ = 0;
+  std::unordered_map<PartId, std::vector<int>> blast_;
+};
+
+}  // namespace
+
+Surrogate::Point latency_at(const Surrogate& s, double tps) {
+  if (s.curve.empty()) return {tps, 0, 0};
+  if (tps <= s.curve.front().tps) return s.curve.front();
+  for (std::size_t i = 1; i < s.curve.size(); ++i) {
+    const auto& a = s.curve[i - 1];
+    const auto& b = s.curve[i];
+    if (tps <= b.tps) {
+      const double w = b.tps > a.tps ? (tps - a.tps) / (b.tps - a.tps) : 1.0;
+      return {tps, a.ttft_p99_s + w * (b.ttft_p99_s - a.ttft_p99_s),
+              a.tpot_p99_s + w * (b.tpot_p99_s - a.tpot_p99_s)};
+    }
+  }
+  return s.curve.back();
+}
+
+std::vector<PartId> units_of(const topology::Topology& t, PartClass c) {
+  std::vector<PartKind> kinds;
+  switch (c) {
+    case PartClass::xpu:
+    case PartClass::hbm:
+    case PartClass::software:
+    case PartClass::link: return t.xpus();
+    case PartClass::compute_tray:
+    case PartClass::psu: kinds = {PartKind::compute_tray}; break;
+    case PartClass::switch_tray: kinds = {PartKind::switch_tray, PartKind::onboard_switch}; break;
+    case PartClass::host:
+    case PartClass::cpu_dram: kinds = {PartKind::host}; break;
+    case PartClass::power_feed: kinds = {PartKind::power_feed}; break;
+  }
+  std::vector<PartId> out;
+  for (auto [v, end] = boost::vertices(t.graph()); v != end; ++v)
+    if (std::find(kinds.begin(), kinds.end(), t.part(*v).kind) != kinds.end()) out.push_back(*v);
+  return out;
+}
+
+EngineOutcome run_engine(const EngineInput& in) {
+  if (in.domain == nullptr) throw_input("no domain topology to rehearse");
+  if (in.classes.size() != kClasses) throw_input("every part class needs a failure process");
+  if (in.serving && (in.surrogate.replica_xpus < 1 ||
+                     in.surrogate.replica_xpus > static_cast<int>(in.domain->xpus().size())))
+    throw_input("a replica of " + std::to_string(in.surrogate.replica_xpus) +
+                     " XPUs does not fit a scale-up domain of " +
+                     std::to_string(in.domain->xpus().size()) + " XPUs");
+  if (!(in.horizon.value() > 0) || !(in.sample_every.value() > 0))
+    throw_input("the horizon and the sample step must be positive");
+  return Engine(in).run();
+}
+
+}  // namespace racktwin::rehearse
