@@ -207,6 +207,8 @@ void collect_figures(RehearsalOutcome& o) {
     add_figure(o, "failures." + to_string(c.part) + ".rate (per part-hour)", c.rate, Dimension{});
     add_figure(o, "failures." + to_string(c.part) + ".shape", c.shape, Dimension{});
   }
+  if (r.serving && r.serving->tps_per_replica)
+    add_figure(o, "serving.tps_per_replica", *r.serving->tps_per_replica, TokensPerSecond::kDimension);
   const auto& p = r.repair;
   add_figure(o, "repair.restart", p.restart, Seconds::kDimension);
   add_figure(o, "repair.reschedule", p.reschedule, Seconds::kDimension);

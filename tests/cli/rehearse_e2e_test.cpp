@@ -1,0 +1,100 @@
+// racktwin rehearse end to end: the shipped Llama 3 field check, a serving rehearsal with the
+// spare-capacity search and the event CSV, the same seed giving the same bytes, and a bad file
+// reported with its lines.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_support.hpp"
+
+namespace {
+
+using racktwin::test::run;
+namespace fs = std::filesystem;
+
+const std::string kDir = std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/rehearsals/";
+
+struct Rehearse : ::testing::Test {
+  fs::path dir = fs::temp_directory_path() / ("racktwin-rehearse-" + std::to_string(::getpid()));
+  void SetUp() override { fs::create_directories(dir); }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string write(const std::string& name, const std::string& text) {
+    const auto p = dir / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+};
+
+TEST_F(Rehearse, Llama3FieldCheck_InterruptionsNear419) {
+  const auto r = run("rehearse " + kDir + "llama3-16k-h100.yaml --json --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["jobs"].size(), 3u);
+  EXPECT_EQ(j["jobs"][0]["job_xpus"], 16384);
+  EXPECT_NEAR(j["jobs"][0]["interruptions"].get<double>(), 419, 41.9);
+  EXPECT_EQ(j["seed"], 405);
+  EXPECT_FALSE(j["figures"].empty());
+  EXPECT_EQ(j["version"].get<std::string>().empty(), false);
+}
+
+const std::string kServing = R"(name: small-site
+system: jalapeno-a0
+domains: 2
+horizon: 20 days
+sample_every: 6 h
+seed: 11
+serving:
+  tps_per_replica: {value: 20000 tok/s, assumption: true, reason: "a test figure"}
+  replica_xpus: 8
+spare_capacity: {racks_per_domain: 0, attainment_goal: 99%, search_up_to: 3}
+)";
+
+TEST_F(Rehearse, Serving_SearchFindsTheSpareRacks_AndTheEventsAreWritten) {
+  const auto file = write("site.yaml", kServing);
+  const auto csv = (dir / "events.csv").string();
+  const auto r = run("rehearse " + file + " --json --quiet --search-spares --events " + csv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& s = j["serving"];
+  EXPECT_EQ(s["replicas_total"], 512);
+  EXPECT_LT(s["attainment"].get<double>(), 0.99);  // no spare: every lost replica misses the target
+  const auto& search = s["spare"]["search"];
+  ASSERT_GE(search.size(), 2u);
+  ASSERT_FALSE(s["spare"]["needed"].is_null());
+  EXPECT_GE(search.back()["attainment"].get<double>(), 0.99);
+  for (std::size_t i = 1; i < search.size(); ++i)  // the same failures with less load
+    EXPECT_GE(search[i]["attainment"].get<double>(), search[i - 1]["attainment"].get<double>());
+  std::ifstream in(csv);
+  std::string header, line;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("t_h,domain,part,class", 0), 0u);
+  int rows = 0;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, j["failures"].get<int>());
+  // The same seed gives the same bytes.
+  const auto again = run("rehearse " + file + " --json --quiet --search-spares");
+  EXPECT_EQ(again.out, r.out);
+}
+
+TEST_F(Rehearse, Table_NamesTheAssumptions) {
+  const auto r = run("rehearse " + write("site.yaml", kServing) + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("availability"), std::string::npos);
+  EXPECT_NE(r.out.find("tps_per_replica"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a test figure"), std::string::npos) << r.out;
+}
+
+TEST_F(Rehearse, BadFile_EveryErrorWithItsLine) {
+  const auto file = write("bad.yaml", "name: x\nsystem: gb300\ndomains: -1\nhorizon: 2 days\n");
+  const auto r = run("rehearse " + file);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("bad.yaml:2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bad.yaml:3"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+}  // namespace

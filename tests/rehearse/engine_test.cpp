@@ -1,0 +1,194 @@
+// The failure engine's invariants: no failures, no loss; the same seed, the same outcome; tokens
+// add up; blast radius from the topology; restarts need no spares; repairs wait for spares and
+// technicians; Weibull and exponential clocks with the same mean fail as often in the long run.
+
+#include "rehearse/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "../scenarios/test_support.hpp"
+#include "scenarios/rehearsal_loader.hpp"
+#include "topology/queries.hpp"
+#include "topology/topology.hpp"
+
+namespace {
+
+using namespace racktwin;
+using racktwin::test::shipped_system;
+
+std::size_t ix(PartClass c) { return static_cast<std::size_t>(c); }
+
+struct Engine : ::testing::Test {
+  topology::Topology jalapeno = topology::build(shipped_system("jalapeno-a0"), 1);
+
+  rehearse::EngineInput serving(int domains, double days) {
+    rehearse::EngineInput in;
+    in.domain = &jalapeno;
+    in.domains = domains;
+    in.horizon = Seconds(days * 86400);
+    in.sample_every = Seconds(3600);
+    in.seed = 7;
+    in.classes = rehearsal_defaults().classes;
+    in.repair = rehearsal_defaults().repair;
+    in.surrogate.replica_xpus = 8;
+    in.surrogate.tps_at_target = 1000;
+    in.surrogate.tps_saturated = 1200;
+    in.surrogate.curve = {{500, 1.0, 0.01}, {1000, 2.0, 0.02}, {1200, 4.0, 0.05}};
+    in.offered_replicas = 240.0 * domains;  // of 256 per domain
+    return in;
+  }
+  static void only(rehearse::EngineInput& in, PartClass c, double rate) {
+    for (auto& k : in.classes) k.rate.value = k.part == c ? rate : 0.0;
+  }
+};
+
+TEST_F(Engine, NoFailures_FullAvailabilityAndNoLoss) {
+  auto in = serving(2, 3);
+  for (auto& k : in.classes) k.rate.value = 0;
+  const auto o = rehearse::run_engine(in);
+  EXPECT_EQ(o.replicas_total, 512);
+  EXPECT_TRUE(o.events.empty());
+  EXPECT_DOUBLE_EQ(o.availability, 1.0);
+  EXPECT_DOUBLE_EQ(o.attainment, 1.0);
+  EXPECT_DOUBLE_EQ(o.tokens_lost, 0.0);
+  EXPECT_DOUBLE_EQ(o.min_replicas_up, 512);
+  EXPECT_NEAR(o.tokens_offered, 480 * 1000.0 * 3 * 86400, 1.0);
+}
+
+TEST_F(Engine, SameSeed_SameOutcome_OtherSeed_OtherFailures) {
+  auto in = serving(3, 20);
+  const auto a = rehearse::run_engine(in), b = rehearse::run_engine(in);
+  ASSERT_EQ(a.events.size(), b.events.size());
+  for (std::size_t i = 0; i < a.events.size(); ++i) {
+    EXPECT_EQ(a.events[i].t_s, b.events[i].t_s);
+    EXPECT_EQ(a.events[i].part, b.events[i].part);
+  }
+  EXPECT_EQ(a.availability, b.availability);
+  in.seed = 8;
+  const auto c = rehearse::run_engine(in);
+  EXPECT_TRUE(c.events.size() != a.events.size() || c.events.front().t_s != a.events.front().t_s);
+}
+
+TEST_F(Engine, Tokens_AddUp_AndSharesStayInRange) {
+  auto in = serving(4, 30);
+  in.offered_replicas = 4 * 256.0;  // no spare: every loss of a replica misses the target
+  const auto o = rehearse::run_engine(in);
+  ASSERT_FALSE(o.events.empty());
+  EXPECT_NEAR(o.tokens_served + o.tokens_lost, o.tokens_offered, 1e-6 * o.tokens_offered);
+  EXPECT_GT(o.tokens_late, 0.0);
+  EXPECT_LT(o.attainment, 1.0);
+  EXPECT_GT(o.availability, 0.9);
+  EXPECT_LE(o.availability, 1.0);
+  int failures = 0;
+  for (const auto& c : o.classes) failures += c.failures;
+  EXPECT_EQ(static_cast<std::size_t>(failures), o.events.size());
+  for (std::size_t i = 1; i < o.events.size(); ++i) EXPECT_LE(o.events[i - 1].t_s, o.events[i].t_s);
+  for (const auto& s : o.samples) {
+    EXPECT_GE(s.attainment, 0.0);
+    EXPECT_LE(s.attainment, 1.0 + 1e-12);
+    EXPECT_LE(s.min_replicas_up, s.replicas_up + 1e-9);
+    EXPECT_LE(s.replicas_up, o.replicas_total + 1e-9);
+  }
+}
+
+TEST_F(Engine, AFeed_TakesItsRack_SixteenReplicasOfEight) {
+  auto in = serving(1, 60);
+  only(in, PartClass::power_feed, 1e-3);
+  const auto o = rehearse::run_engine(in);
+  ASSERT_FALSE(o.events.empty());
+  const auto& first = o.events.front();
+  EXPECT_EQ(first.cls, PartClass::power_feed);
+  EXPECT_EQ(first.xpus_out, 128);  // 16 Vindaloo trays of 8 XPUs
+  EXPECT_EQ(first.replicas_hit, 16);
+  EXPECT_NEAR(first.recovered_s, in.repair.feed_repair.value + in.repair.reschedule.value, 1e-6);
+  EXPECT_EQ(o.classes[ix(PartClass::power_feed)].spares_used, 0);
+}
+
+TEST_F(Engine, AChanaTray_SlowsAndTakesNoReplica_BothUplinksOfARack_CutItOff) {
+  auto in = serving(1, 60);
+  only(in, PartClass::switch_tray, 1e-3);
+  in.repair.technicians = 0;  // nothing is mended: failures accumulate
+  const auto o = rehearse::run_engine(in);
+  ASSERT_GT(o.events.size(), 20u);
+  EXPECT_EQ(o.events.front().replicas_hit, 0) << o.events.front().part;
+  EXPECT_EQ(o.events.front().xpus_out, 0);
+  // Later, a rack whose two uplink trays are down is cut off from its domain: 16 replicas.
+  bool cut = false;
+  for (const auto& e : o.events) cut = cut || (e.xpus_out == 128 && e.replicas_hit == 16);
+  EXPECT_TRUE(cut);
+}
+
+TEST_F(Engine, SoftwareFailures_RestartWithoutSpares) {
+  auto in = serving(1, 10);
+  only(in, PartClass::software, 1e-4);
+  const auto o = rehearse::run_engine(in);
+  ASSERT_FALSE(o.events.empty());
+  for (const auto& e : o.events) {
+    EXPECT_EQ(e.xpus_out, 0);
+    EXPECT_DOUBLE_EQ(e.recovered_s, in.repair.restart.value);
+  }
+  for (const auto& c : o.classes) EXPECT_EQ(c.spares_used, 0);
+  EXPECT_EQ(o.technician_utilisation, 0.0);
+}
+
+TEST_F(Engine, NoSpares_SwapsWaitForTheVendor) {
+  auto in = serving(1, 60);
+  only(in, PartClass::compute_tray, 2e-4);
+  in.repair.spares[ix(PartClass::compute_tray)] = {0, false, {}};
+  const auto o = rehearse::run_engine(in);
+  ASSERT_FALSE(o.events.empty());
+  const auto& e = o.events.front();
+  EXPECT_NEAR(e.waited_spare_s, in.repair.vendor_return.value, 1e-6);
+  EXPECT_NEAR(e.recovered_s,
+              in.repair.vendor_return.value + in.repair.swap.value + in.repair.reschedule.value, 1e-6);
+}
+
+TEST_F(Engine, NoTechnicians_NothingIsSwapped) {
+  auto in = serving(1, 20);
+  only(in, PartClass::xpu, 1e-4);
+  in.repair.technicians = 0;
+  const auto o = rehearse::run_engine(in);
+  ASSERT_FALSE(o.events.empty());
+  EXPECT_EQ(o.swaps_unfinished, static_cast<int>(o.events.size()));
+  EXPECT_EQ(o.classes[ix(PartClass::xpu)].spares_used, 0);
+  // Replicas lost stay lost: the last interval has fewer replicas than the first.
+  EXPECT_LT(o.samples.back().replicas_up, o.samples.front().replicas_up);
+}
+
+TEST_F(Engine, WeibullAndExponential_SameMean_RenewalCounts) {
+  // Jobs of 8 XPUs: every part is replaced at once, so each XPU is a renewal process.
+  auto in = serving(1, 365);
+  in.serving = false;
+  in.job_xpus = 8;
+  in.repair.restart.value = 0;
+  only(in, PartClass::xpu, 1e-3);  // mean life 1,000 h: 8.76 lives a year, 17,940 failures
+  const double lives = 365 * 24 * 1e-3, expected = 2048 * lives;
+  const auto exp = rehearse::run_engine(in);
+  EXPECT_NEAR(static_cast<double>(exp.events.size()), expected, 0.03 * expected);
+  // Weibull shape 0.7 from new parts: the renewal function t/mu + (CV^2 - 1)/2 per part, with
+  // CV^2 = Gamma(1 + 2/k) / Gamma(1 + 1/k)^2 - 1: more failures early (infant mortality).
+  in.classes[ix(PartClass::xpu)].shape.value = 0.7;
+  const auto wei = rehearse::run_engine(in);
+  const double g1 = std::tgamma(1 + 1 / 0.7), g2 = std::tgamma(1 + 2 / 0.7);
+  const double cv2 = g2 / (g1 * g1) - 1;
+  EXPECT_NEAR(static_cast<double>(wei.events.size()), 2048 * (lives + (cv2 - 1) / 2), 0.03 * expected);
+}
+
+TEST_F(Engine, ReplicaLargerThanADomain_IsAnInputError) {
+  auto in = serving(1, 1);
+  in.surrogate.replica_xpus = 4096;
+  EXPECT_THROW(rehearse::run_engine(in), InputError);
+}
+
+TEST_F(Engine, LatencyAtLoad_InterpolatesOnTheCurve) {
+  rehearse::Surrogate s;
+  s.curve = {{100, 1.0, 0.010}, {200, 3.0, 0.030}};
+  EXPECT_DOUBLE_EQ(rehearse::latency_at(s, 150).ttft_p99_s, 2.0);
+  EXPECT_DOUBLE_EQ(rehearse::latency_at(s, 50).tpot_p99_s, 0.010);
+  EXPECT_DOUBLE_EQ(rehearse::latency_at(s, 500).ttft_p99_s, 3.0);
+}
+
+}  // namespace
