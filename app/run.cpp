@@ -118,6 +118,23 @@ std::optional<BudgetFit> budget_fit(const Catalog& cat, const std::string& syste
   return f;
 }
 
+void add_failures(const std::vector<sim::PointResult>& results, SummaryRow& row) {
+  double recovery = 0;
+  int with = 0;
+  for (const auto& p : results) {
+    if (p.spec.system == nullptr || p.spec.model == nullptr || p.spec.system->id != row.system ||
+        p.spec.model->id != row.model || p.spec.workload_id != row.workload)
+      continue;
+    row.retried_requests += p.retried_requests;
+    row.replica_down_s += p.replica_down_s;
+    if (p.recovery_s > 0) {
+      recovery += p.recovery_s;
+      ++with;
+    }
+  }
+  if (with > 0) row.recovery_s = recovery / with;
+}
+
 std::vector<SummaryRow> summary_rows(const RunOutcome& o) {
   std::vector<SummaryRow> rows;
   for (const auto& wid : o.workload_ids)
@@ -131,6 +148,7 @@ std::vector<SummaryRow> summary_rows(const RunOutcome& o) {
         const auto it = o.summary.find({wid, mid, sid});
         if (it != o.summary.end() && it->second.points > 0) r.best = it->second;
         if (it != o.summary.end()) r.failed = it->second.failed;
+        add_failures(o.results, r);
         if (r.best && base != o.summary.end()) {
           r.rated_kw_ratio = ratio(r.best->peak_rated_kw, base->second.peak_rated_kw);
           r.min_e2e_ratio = ratio(r.best->min_e2e, base->second.min_e2e);

@@ -72,6 +72,11 @@ struct SummaryRow {
   std::optional<double> rated_kw_ratio, min_e2e_ratio;
   std::optional<BudgetFit> budget;  // when the scenario sets facility.power_budget
   int failed = 0;  // points that ran into an error (each point's error is in the JSON output)
+  // Failures rehearsed in the sweep (the scenario's `failures`), over the group's points: requests
+  // restarted, replica-seconds out of service, and the mean recovery of the points that had one.
+  std::int64_t retried_requests = 0;
+  double replica_down_s = 0;
+  std::optional<double> recovery_s;
 };
 
 struct RunOutcome {

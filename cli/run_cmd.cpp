@@ -58,6 +58,22 @@ void print_budget(const app::RunOutcome& o, std::size_t first, double budget_w) 
                  o.rows[k].system, b->units, b->unit, b->xpus, b->it_w / 1e6, b->tps);
 }
 
+// The failures the scenario rehearsed, when any point had one.
+void print_failures(const app::RunOutcome& o, std::size_t first) {
+  bool any = false;
+  for (std::size_t k = first; k < first + o.systems.size(); ++k)
+    any = any || o.rows[k].replica_down_s > 0 || o.rows[k].retried_requests > 0;
+  if (!any) return;
+  Table t({"system", "retried requests", "replica-down s", "mean recovery s"});
+  for (std::size_t k = first; k < first + o.systems.size(); ++k) {
+    const auto& r = o.rows[k];
+    t.add({r.system, std::to_string(r.retried_requests), fmt_num(r.replica_down_s, 1),
+           r.recovery_s ? fmt_num(*r.recovery_s, 1) : "-"});
+  }
+  fmt::print("failures over the sweep's points (docs/simulation.md section 3.9):\n{}\n",
+             t.render({1, 2, 3}));
+}
+
 void print_summary(const app::RunOutcome& o) {
   fmt::print("racktwin {} (commit {}): scenario '{}', seed {}, {} points simulated\n", kVersion,
              kGitCommit, o.scenario_name, o.seed, o.results.size());
@@ -82,6 +98,7 @@ void print_summary(const app::RunOutcome& o) {
     fmt::print("{} / {}\n{}\n", o.rows[i].model, o.rows[i].workload,
                t.render({1, 3, 4, 5, 6, 7, 8, 9}));
     if (o.power_budget_w) print_budget(o, i, *o.power_budget_w);
+    print_failures(o, i);
     print_published(o, o.rows[i].workload, o.rows[i].model);
   }
   if (o.failed_points > 0)

@@ -161,6 +161,18 @@ const std::vector<std::pair<std::string, std::string>> kHeadline{
     {"e2e_median_s", "E2E p50 s"},
     {"tps_per_allin_provisioned_mw", "tok/s per all-in MW"}};
 
+// The failure metrics, when either run rehearsed failures.
+const std::vector<std::pair<std::string, std::string>> kFailureHeadline{
+    {"retried_requests", "retried"}, {"replica_down_s", "replica-down s"}, {"recovery_s", "recovery s"}};
+
+bool had_failures(const db::Comparison& c) {
+  for (const auto& p : c.points)
+    for (const auto& m : p.metrics)
+      for (const auto& [name, label] : kFailureHeadline)
+        if (m.name == name && (m.a.value_or(0) != 0 || m.b.value_or(0) != 0)) return true;
+  return false;
+}
+
 int compare_runs(const RunsArgs& a) {
   auto o = open_runs(a);
   if (!o) return o.error();
@@ -192,8 +204,10 @@ int compare_runs(const RunsArgs& a) {
       "\nResults: {} points in both runs, {} only in run {}, {} only in run {}; {} differ in at "
       "least one metric\n",
       c.in_both, c.only_in_a, c.a.id, c.only_in_b, c.b.id, c.differing_points);
+  auto headline = kHeadline;
+  if (had_failures(c)) headline.insert(headline.end(), kFailureHeadline.begin(), kFailureHeadline.end());
   std::vector<std::string> header{"point"};
-  for (const auto& [name, label] : kHeadline) {
+  for (const auto& [name, label] : headline) {
     header.push_back(label + " " + std::to_string(c.a.id));
     header.push_back(std::to_string(c.b.id));
     header.push_back("change");
@@ -203,12 +217,16 @@ int compare_runs(const RunsArgs& a) {
   for (std::size_t i = 1; i < header.size(); ++i) right.push_back(i);
   for (const auto& p : c.points) {
     std::vector<std::string> row{p.key.label()};
-    for (const auto& [name, label] : kHeadline) {
+    for (const auto& [name, label] : headline) {
       const auto it = std::find_if(p.metrics.begin(), p.metrics.end(),
                                    [&](const db::MetricDiff& m) { return m.name == name; });
       const std::optional<double> va = it == p.metrics.end() ? std::nullopt : it->a;
       const std::optional<double> vb = it == p.metrics.end() ? std::nullopt : it->b;
-      const int digits = name == "e2e_median_s" ? 3 : name == "interactivity_tok_s_user" ? 1 : 0;
+      const int digits = name == "e2e_median_s" ? 3
+                         : name == "interactivity_tok_s_user" || name == "replica_down_s" ||
+                                 name == "recovery_s"
+                             ? 1
+                             : 0;
       row.push_back(num(va, digits));
       row.push_back(num(vb, digits));
       std::string change = "-";

@@ -326,6 +326,30 @@ TEST(Run_Failures, RequestsRestart_ServiceRecoversAfterRepairAndReload) {
   EXPECT_NE(missing["error"].get<std::string>().find("compute_tray"), std::string::npos);
 }
 
+// The failure metrics are in the run's table and in `runs compare` once a run rehearsed failures.
+TEST(Run_Failures, MetricsInTheTableAndInRunsCompare) {
+  const std::string base =
+      "name: f\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
+      "workloads: [{isl: 1024, osl: 128, prompts_per_client: 4}]\nlayouts: {named: [tp8]}\n"
+      "concurrency: [16]\nreplicas: 4\n";
+  const auto healthy = run_text("fail-metrics-a", base);
+  ASSERT_EQ(healthy.exit_code, 0) << healthy.err;
+  EXPECT_EQ(healthy.out.find("retried requests"), std::string::npos) << healthy.out;
+  const auto failing = run_text(
+      "fail-metrics-b", base + "failures: [{part: compute_tray, index: 0, at: 0.3 s, repair: 1 s}]\n");
+  ASSERT_EQ(failing.exit_code, 0) << failing.err;
+  EXPECT_NE(failing.out.find("retried requests"), std::string::npos) << failing.out;
+  EXPECT_NE(failing.out.find("mean recovery s"), std::string::npos) << failing.out;
+  auto id = [](const std::string& err) {
+    const auto at = err.find("Stored as run ");
+    return at == std::string::npos ? std::string("?") : err.substr(at + 14, err.find(' ', at + 14) - at - 14);
+  };
+  const auto cmp = run("runs compare " + id(healthy.out + healthy.err) + " " + id(failing.out + failing.err));
+  ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
+  EXPECT_NE(cmp.out.find("replica-down s"), std::string::npos) << cmp.out;
+  EXPECT_NE(cmp.out.find("retried"), std::string::npos) << cmp.out;
+}
+
 // The only replica fails at 0 s and is never repaired: SimGrid runs out of events with every
 // request waiting. The point is an error saying so, the table shows no figure (no sentinel such as
 // 1e33 ms), and, no point having run, the command fails.
