@@ -108,50 +108,48 @@ rehearse::EngineInput engine_input(const Rehearsal& r, const topology::Topology&
   return in;
 }
 
-int compute_racks(const topology::Topology& t) {
-  return t.part_counts().count(topology::PartKind::compute_rack) != 0
-             ? t.part_counts().at(topology::PartKind::compute_rack)
-             : 1;
+// The load, in replicas at the target, that leaves `spare` racks' replicas of the site spare.
+double offered_replicas(const RehearsalOutcome& o, int spare) {
+  return std::max(0.0, o.outcome.replicas_total - spare * o.replicas_per_rack);
 }
 
-// The load, in replicas at the target, that fills all but `spare` racks of each domain (or all but
-// `spare` domains when a domain is one rack).
-double offered_replicas(const RehearsalOutcome& o, int total_replicas, int spare) {
-  const int d = o.rehearsal.domains;
-  const int units = o.racks_per_domain > 1 ? o.racks_per_domain : d;
-  return std::max(0.0, total_replicas * static_cast<double>(units - spare) / units);
+void search_spares(RehearsalOutcome& o) {
+  const int racks = o.racks;
+  for (int s = 0; s < racks; ++s) {
+    const double offered = offered_replicas(o, s);
+    const auto a = rehearse::at_load(o.outcome, o.surrogate, offered);
+    o.search_curve.push_back({s, offered, a.attainment, a.tokens_lost_share});
+    if (a.attainment >= o.rehearsal.attainment_goal) {
+      o.spare_needed = s;
+      break;
+    }
+  }
+  // The table: no spare, powers of two below the answer, and the answer with the load before it.
+  const int n = static_cast<int>(o.search_curve.size());
+  for (int i = 0; i < n; ++i)
+    if (i == 0 || (i & (i - 1)) == 0 || i >= n - 2) o.search.push_back(o.search_curve[static_cast<std::size_t>(i)]);
 }
 
 std::expected<void, Failure> rehearse_serving(const Catalog& cat, const RehearseRequest& rq,
                                               const RehearseHooks& hooks, const topology::Topology& t,
                                               RehearsalOutcome& o) {
   if (auto s = serving_figures(cat, rq, hooks, o); !s) return s;
+  const System& sys = *cat.find_system(o.rehearsal.system);
+  const int per_domain = static_cast<int>(topology::place(t, o.surrogate.replica_xpus).replicas.size());
+  const int total = per_domain * o.rehearsal.domains;
+  o.racks = static_cast<int>(std::ceil(static_cast<double>(t.xpus().size()) * o.rehearsal.domains /
+                                       sys.xpus_per_rack()));
+  o.replicas_per_rack = static_cast<double>(total) / o.racks;
+  if (o.rehearsal.spare_racks >= o.racks)
+    return std::unexpected(input_failure(
+        SourceLocation{o.rehearsal.file, 1, 1}, "spare_capacity.racks",
+        "the site has " + std::to_string(o.racks) + " racks: no rack is left to serve",
+        "hold fewer racks spare"));
   auto in = engine_input(o.rehearsal, t, o.seed);
   in.surrogate = o.surrogate;
-  in.serving = true;
-  const int units = o.racks_per_domain > 1 ? o.racks_per_domain : o.rehearsal.domains;
-  if (o.rehearsal.spare_racks >= units)
-    return std::unexpected(Failure::of(Failure::Kind::input,
-                                       "spare_capacity.racks_per_domain leaves no rack to serve"));
-  // The replicas the deployment places with nothing failed, for the load.
-  const int total = static_cast<int>(topology::place(t, o.surrogate.replica_xpus).replicas.size()) *
-                    o.rehearsal.domains;
-  in.offered_replicas = offered_replicas(o, total, o.rehearsal.spare_racks);
+  in.offered_replicas = std::max(0.0, total - o.rehearsal.spare_racks * o.replicas_per_rack);
   o.outcome = rehearse::run_engine(in);
-  if (!rq.search) return {};
-  const int top = std::min(o.rehearsal.max_spare_racks, units - 1);
-  for (int s = 0; s <= top; ++s) {
-    if (hooks.cancel != nullptr && hooks.cancel->load()) break;
-    in.offered_replicas = offered_replicas(o, total, s);
-    const auto e = rehearse::run_engine(in);
-    o.search.push_back({s, in.offered_replicas, e.attainment, e.availability,
-                        e.tokens_offered > 0 ? e.tokens_lost / e.tokens_offered : 0});
-    if (hooks.progress) hooks.progress(static_cast<double>(s + 1) / (top + 1));
-    if (e.attainment >= o.rehearsal.attainment_goal) {
-      o.spare_needed = s;
-      break;
-    }
-  }
+  search_spares(o);
   return {};
 }
 
@@ -241,8 +239,6 @@ std::expected<RehearsalOutcome, Failure> rehearse_file(const Catalog& cat,
   const System& sys = *cat.find_system(o.rehearsal.system);
   try {
     const auto t = topology::build(sys, 1);
-    o.racks_per_domain = compute_racks(t);
-    o.spare_unit = o.racks_per_domain > 1 ? "rack per domain" : "domain";
     if (o.rehearsal.serving) {
       if (auto s = rehearse_serving(cat, rq, hooks, t, o); !s) return std::unexpected(s.error());
     } else {

@@ -6,8 +6,8 @@
 // Contract:
 // - The serving sweep runs through run_scenario with reuse_finished, as the planner's: a finished
 //   run of the same inputs in the database is taken as stored; `fresh` simulates again.
-// - The search reruns the same failures (the same seed streams) with the load of one fewer
-//   serving rack per domain at a time, so its trials differ only in the spare capacity.
+// - The spare-capacity search reads attainment at every load off the one rehearsal's time at each
+//   number of replicas up: the same failures and repairs, only the load changes.
 // - Never prints: notes go to RehearseHooks::note, progress to RehearseHooks::progress.
 
 #include <atomic>
@@ -31,7 +31,6 @@ struct RehearseRequest {
   std::string file;
   std::string db;      // results database of the serving sweep (as for run)
   bool fresh = false;  // simulate the sweep again even when a finished run is stored
-  bool search = false;  // search the spare capacity for the attainment goal
   std::optional<std::uint64_t> seed;  // unset: the file's
   JobOptions job;
 };
@@ -49,11 +48,11 @@ struct RehearsalFigure {
   std::string reason, source;
 };
 
-// One trial of the spare-capacity search.
+// One load of the spare-capacity search.
 struct SpareTrial {
-  int spare = 0;              // spare racks per domain (domains for one-rack domains)
+  int spare_racks = 0;  // racks of the site whose replicas the load leaves spare
   double offered_replicas = 0;
-  double attainment = 0, availability = 0, tokens_lost_share = 0;
+  double attainment = 0, tokens_lost_share = 0;
 };
 
 struct JobCurvePoint {
@@ -74,11 +73,14 @@ struct RehearsalOutcome {
   std::int64_t run_id = 0;
   std::string layout;
   rehearse::Surrogate surrogate;
-  int racks_per_domain = 0;
-  std::string spare_unit;  // "rack per domain" or "domain"
+  int racks = 0;                    // compute racks of the site
+  double replicas_per_rack = 0;     // the replicas a rack's XPUs hold
   rehearse::EngineOutcome outcome;  // serving at the file's spare capacity; jobs: the first size
-  std::vector<SpareTrial> search;   // with RehearseRequest::search
-  std::optional<int> spare_needed;  // the least spare capacity that met the goal
+  // The spare-capacity search: no spare, then the loads around the answer (every load is in
+  // search_curve); the fewest spare racks of the site that meet the goal, if any does.
+  std::vector<SpareTrial> search;
+  std::vector<SpareTrial> search_curve;
+  std::optional<int> spare_needed;
   std::vector<JobCurvePoint> jobs;  // jobs rehearsals, one per size
   std::vector<RehearsalFigure> figures;
 

@@ -71,11 +71,10 @@ Json samples_json(const rehearse::EngineOutcome& e) {
 Json serving_json(const RehearsalOutcome& o) {
   const auto& e = o.outcome;
   Json search = Json::array();
-  for (const auto& t : o.search)
-    search.push_back({{"spare", t.spare},
+  for (const auto& t : o.search_curve)
+    search.push_back({{"spare_racks", t.spare_racks},
                       {"offered_replicas", t.offered_replicas},
                       {"attainment", t.attainment},
-                      {"availability", t.availability},
                       {"tokens_lost_share", t.tokens_lost_share}});
   const auto& s = o.surrogate;
   Json curve = Json::array();
@@ -89,12 +88,15 @@ Json serving_json(const RehearsalOutcome& o) {
                      {"tps_per_replica_at_target", s.tps_at_target},
                      {"tps_per_replica_saturated", s.tps_saturated},
                      {"latency_by_load", std::move(curve)}}},
-      {"spare", {{"unit", o.spare_unit},
-                 {"racks_per_domain", o.racks_per_domain},
-                 {"spare_at_run", o.rehearsal.spare_racks},
+      {"spare", {{"racks", o.racks},
+                 {"replicas_per_rack", o.replicas_per_rack},
+                 {"spare_racks_at_run", o.rehearsal.spare_racks},
                  {"attainment_goal", o.rehearsal.attainment_goal},
                  {"search", std::move(search)},
-                 {"needed", o.spare_needed ? Json(*o.spare_needed) : Json(nullptr)}}},
+                 {"racks_needed", o.spare_needed ? Json(*o.spare_needed) : Json(nullptr)},
+                 {"racks_needed_per_domain",
+                  o.spare_needed ? Json(static_cast<double>(*o.spare_needed) / o.rehearsal.domains)
+                                 : Json(nullptr)}}},
       {"replicas_total", e.replicas_total},
       {"offered_replicas", e.offered_replicas},
       {"availability", e.availability},

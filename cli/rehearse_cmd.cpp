@@ -34,8 +34,8 @@ void print_serving(const app::RehearsalOutcome& o) {
   fmt::print("Serving: {} ({}), {} XPUs per replica: {:.0f} tok/s per replica at the target, {:.0f} "
              "at saturation\n",
              o.layout, o.surrogate_note, s.replica_xpus, s.tps_at_target, s.tps_saturated);
-  fmt::print("Load: {:.1f} of {} replicas at the target ({} spare {})\n\n", e.offered_replicas,
-             e.replicas_total, o.rehearsal.spare_racks, o.spare_unit);
+  fmt::print("Load: {:.1f} of {} replicas at the target ({} of the site's {} racks spare)\n\n",
+             e.offered_replicas, e.replicas_total, o.rehearsal.spare_racks, o.racks);
   Table t({"availability", "attainment", "fewest replicas up", "tokens lost", "tokens late",
            "technicians busy", "swaps open at end"});
   t.add({pct(e.availability), pct(e.attainment), fmt::format("{:.0f}", e.min_replicas_up),
@@ -82,16 +82,18 @@ void print_classes(const app::RehearsalOutcome& o) {
 
 void print_search(const app::RehearsalOutcome& o) {
   if (o.search.empty()) return;
-  Table t({"spare " + o.spare_unit, "offered replicas", "attainment", "availability", "tokens lost"});
+  Table t({"spare racks", "per domain", "offered replicas", "attainment", "tokens lost"});
   for (const auto& s : o.search)
-    t.add({std::to_string(s.spare), fmt::format("{:.1f}", s.offered_replicas), pct(s.attainment),
-           pct(s.availability), pct(s.tokens_lost_share)});
-  fmt::print("\nSpare capacity for {} attainment (the same failures, less load):\n{}\n",
+    t.add({std::to_string(s.spare_racks),
+           fmt::format("{:.2f}", static_cast<double>(s.spare_racks) / o.rehearsal.domains),
+           fmt::format("{:.1f}", s.offered_replicas), pct(s.attainment), pct(s.tokens_lost_share)});
+  fmt::print("\nSpare capacity for {} attainment (the same failures and repairs, less load):\n{}\n",
              pct(o.rehearsal.attainment_goal, 1), t.render({0, 1, 2, 3, 4}));
   if (o.spare_needed)
-    fmt::print("{} spare {} hold the goal.\n", *o.spare_needed, o.spare_unit);
+    fmt::print("{} spare racks of the site's {} ({:.2f} per domain) hold the goal.\n", *o.spare_needed,
+               o.racks, static_cast<double>(*o.spare_needed) / o.rehearsal.domains);
   else
-    fmt::print("No spare capacity up to {} {} holds the goal.\n", o.search.back().spare, o.spare_unit);
+    fmt::print("No spare capacity holds the goal: failures outlast it even with one rack serving.\n");
 }
 
 void print_jobs(const app::RehearsalOutcome& o) {
@@ -170,8 +172,6 @@ void add_rehearse_command(CLI::App& app, Commands& out) {
                   "tokens lost, service-target attainment, recovery, spares (docs/failures.md)");
   cmd->add_option("FILE", a->request.file, "Rehearsal YAML file")->required();
   cmd->add_flag("--json", a->json, "The whole rehearsal, machine-readable");
-  cmd->add_flag("--search-spares", a->request.search,
-                "Search the spare racks per domain that hold the file's attainment goal");
   cmd->add_option("--events", a->events_csv, "Write every failure as a CSV row to this file");
   cmd->add_option("--plots", a->plots, "Write the rehearsal's charts (PNG and SVG) into this directory");
   cmd->add_option("--db", a->request.db,

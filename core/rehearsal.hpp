@@ -103,11 +103,10 @@ struct Rehearsal {
   Seconds sample_every{3600.0};  // the time series' step
   std::optional<RehearsalServing> serving;  // serving rehearsal
   std::optional<RehearsalJobs> jobs;        // training-like jobs (field validation)
-  // Serving: racks per domain held as spare capacity (the offered load fills the others at the
-  // target); the search tries 0..max_spare_racks for the attainment goal.
+  // Serving: racks of the site held as spare capacity; the offered load is what the other racks'
+  // replicas serve at the target. The search finds the fewest spare racks for the goal.
   int spare_racks = 0;
   double attainment_goal = 0.999;
-  int max_spare_racks = 8;
   std::vector<FailureClass> classes;  // one per PartClass, in kAllPartClasses order
   RepairModel repair;
 };

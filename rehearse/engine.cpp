@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <map>
 #include <queue>
 #include <random>
 #include <unordered_map>
@@ -215,6 +216,7 @@ class Engine {
 
   void accumulate(Sample& s, double dt) {
     const double n = up_;
+    if (dt > 0) time_at_[up_] += dt;
     s.replicas_up += n * dt;
     s.min_replicas_up = std::min(s.min_replicas_up, n);
     out_.min_replicas_up = std::min(out_.min_replicas_up, n);
@@ -451,6 +453,7 @@ class Engine {
     const int techs = in_.repair.technicians;
     out_.technician_utilisation = techs > 0 ? technician_busy_s_ / (techs * horizon) : 0;
     out_.swaps_unfinished = static_cast<int>(requests_.size()) - repairs_done_;
+    out_.time_at_replicas.assign(time_at_.begin(), time_at_.end());
     if (!in_.serving) {
       auto& j = out_.jobs;
       j.running_s = j.jobs * horizon - job_down_s_;
@@ -481,6 +484,7 @@ class Engine {
   double job_down_s_ = 0;
   int xpus_per_domain_ = 0;
   std::unordered_map<PartId, std::vector<int>> blast_;
+  std::map<int, double> time_at_;
 };
 
 }  // namespace
@@ -498,6 +502,21 @@ Surrogate::Point latency_at(const Surrogate& s, double tps) {
     }
   }
   return s.curve.back();
+}
+
+AtLoad at_load(const EngineOutcome& o, const Surrogate& s, double offered) {
+  double total = 0, met = 0, lost = 0;
+  for (const auto& [n, t] : o.time_at_replicas) {
+    total += t;
+    if (n + 1e-9 >= offered) met += t;
+    lost += t * std::max(0.0, offered * s.tps_at_target - n * s.tps_saturated);
+  }
+  AtLoad a;
+  if (total <= 0) return a;
+  a.attainment = met / total;
+  const double tokens = offered * s.tps_at_target * total;
+  a.tokens_lost_share = tokens > 0 ? lost / tokens : 0;
+  return a;
 }
 
 std::vector<PartId> units_of(const topology::Topology& t, PartClass c) {

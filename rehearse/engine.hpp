@@ -109,11 +109,21 @@ struct EngineOutcome {
   double tokens_offered = 0, tokens_served = 0, tokens_late = 0, tokens_lost = 0;
   double technician_utilisation = 0;  // busy technician-time / (technicians x horizon)
   int swaps_unfinished = 0;           // swaps still queued or under way at the end
+  // Time spent with each number of replicas up (count, seconds), counts increasing: attainment and
+  // tokens lost at any other load follow from it without another run.
+  std::vector<std::pair<int, double>> time_at_replicas;
   std::vector<FailureEvent> events;   // in time order
   std::vector<Sample> samples;
   std::array<ClassTally, kAllPartClasses.size()> classes{};
   JobTally jobs;
 };
+
+// Attainment and the share of the offered tokens lost had the load been `offered_replicas`, read
+// off the outcome's time at each number of replicas up (the same failures and repairs).
+struct AtLoad {
+  double attainment = 0, tokens_lost_share = 0;
+};
+AtLoad at_load(const EngineOutcome& o, const Surrogate& s, double offered_replicas);
 
 // Throws InputError when the input cannot be rehearsed (no domain topology, a replica larger than
 // a domain, a job larger than the deployment).

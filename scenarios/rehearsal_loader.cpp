@@ -239,9 +239,8 @@ class RehearsalReader {
     if (!top.has("spare_capacity")) return;
     MapReader m(ctx_, top.get("spare_capacity"), top.child("spare_capacity"));
     if (!m.ok()) return;
-    if (auto v = m.integer("racks_per_domain", false, 0, 1024)) r.spare_racks = static_cast<int>(*v);
+    if (auto v = m.integer("racks", false, 0, 1 << 20)) r.spare_racks = static_cast<int>(*v);
     if (auto f = figures_.read(m, "attainment_goal", Dimension{}, 0.5, 1.0)) r.attainment_goal = f->value;
-    if (auto v = m.integer("search_up_to", false, 0, 1024)) r.max_spare_racks = static_cast<int>(*v);
     m.finish();
   }
 

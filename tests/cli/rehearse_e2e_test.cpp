@@ -50,13 +50,13 @@ seed: 11
 serving:
   tps_per_replica: {value: 20000 tok/s, assumption: true, reason: "a test figure"}
   replica_xpus: 8
-spare_capacity: {racks_per_domain: 0, attainment_goal: 99%, search_up_to: 3}
+spare_capacity: {racks: 0, attainment_goal: 99%}
 )";
 
 TEST_F(Rehearse, Serving_SearchFindsTheSpareRacks_AndTheEventsAreWritten) {
   const auto file = write("site.yaml", kServing);
   const auto csv = (dir / "events.csv").string();
-  const auto r = run("rehearse " + file + " --json --quiet --search-spares --events " + csv);
+  const auto r = run("rehearse " + file + " --json --quiet --events " + csv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto& s = j["serving"];
@@ -64,10 +64,14 @@ TEST_F(Rehearse, Serving_SearchFindsTheSpareRacks_AndTheEventsAreWritten) {
   EXPECT_LT(s["attainment"].get<double>(), 0.99);  // no spare: every lost replica misses the target
   const auto& search = s["spare"]["search"];
   ASSERT_GE(search.size(), 2u);
-  ASSERT_FALSE(s["spare"]["needed"].is_null());
+  ASSERT_FALSE(s["spare"]["racks_needed"].is_null());
+  EXPECT_EQ(search.back()["spare_racks"], s["spare"]["racks_needed"]);
   EXPECT_GE(search.back()["attainment"].get<double>(), 0.99);
+  EXPECT_LT(search[search.size() - 2]["attainment"].get<double>(), 0.99);  // the fewest that do
   for (std::size_t i = 1; i < search.size(); ++i)  // the same failures with less load
     EXPECT_GE(search[i]["attainment"].get<double>(), search[i - 1]["attainment"].get<double>());
+  // With no spare rack, the search's first load is the rehearsal's own.
+  EXPECT_DOUBLE_EQ(search[0]["attainment"].get<double>(), s["attainment"].get<double>());
   std::ifstream in(csv);
   std::string header, line;
   std::getline(in, header);
@@ -76,7 +80,7 @@ TEST_F(Rehearse, Serving_SearchFindsTheSpareRacks_AndTheEventsAreWritten) {
   while (std::getline(in, line)) ++rows;
   EXPECT_EQ(rows, j["failures"].get<int>());
   // The same seed gives the same bytes.
-  const auto again = run("rehearse " + file + " --json --quiet --search-spares");
+  const auto again = run("rehearse " + file + " --json --quiet");
   EXPECT_EQ(again.out, r.out);
 }
 

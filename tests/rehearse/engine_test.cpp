@@ -94,6 +94,21 @@ TEST_F(Engine, Tokens_AddUp_AndSharesStayInRange) {
   }
 }
 
+TEST_F(Engine, AtLoad_FromTheHistogram_MatchesTheRunAndFallsWithLoad) {
+  auto in = serving(4, 30);
+  in.offered_replicas = 4 * 256.0;
+  const auto o = rehearse::run_engine(in);
+  double time = 0;
+  for (const auto& [n, t] : o.time_at_replicas) time += t;
+  EXPECT_NEAR(time, in.horizon.value(), 1e-6);
+  const auto same = rehearse::at_load(o, in.surrogate, in.offered_replicas);
+  EXPECT_NEAR(same.attainment, o.attainment, 1e-12);
+  EXPECT_NEAR(same.tokens_lost_share, o.tokens_lost / o.tokens_offered, 1e-9);
+  const auto less = rehearse::at_load(o, in.surrogate, 4 * 240.0);
+  EXPECT_GE(less.attainment, same.attainment);
+  EXPECT_DOUBLE_EQ(rehearse::at_load(o, in.surrogate, 0).attainment, 1.0);
+}
+
 TEST_F(Engine, AFeed_TakesItsRack_SixteenReplicasOfEight) {
   auto in = serving(1, 60);
   only(in, PartClass::power_feed, 1e-3);

@@ -27,7 +27,7 @@ TEST(RehearsalFile, ShippedFiles_Load) {
   EXPECT_EQ(site->domains, 35);
   EXPECT_DOUBLE_EQ(site->horizon.value(), 30 * 86400.0);
   ASSERT_TRUE(site->serving.has_value());
-  EXPECT_EQ(site->spare_racks, 1);
+  EXPECT_EQ(site->spare_racks, 4);
   EXPECT_DOUBLE_EQ(site->attainment_goal, 0.999);
 }
 
