@@ -194,8 +194,22 @@ std::string where_of(const FigureOrigin& f) {
                                             : "default";
 }
 
+// Times as people say them (3 h, 7 days), other figures with their unit.
+std::string figure_text(double v, const Dimension& d) {
+  if (d != Seconds::kDimension || v < 60) return format_quantity(v, d);
+  char buf[64];
+  const double days = v / 86400, hours = v / 3600;
+  if (days >= 1 && std::abs(days - std::round(days)) < 1e-9)
+    std::snprintf(buf, sizeof buf, "%g days", days);
+  else if (hours >= 1)
+    std::snprintf(buf, sizeof buf, "%g h", hours);
+  else
+    std::snprintf(buf, sizeof buf, "%g min", v / 60);
+  return buf;
+}
+
 void add_figure(RehearsalOutcome& o, std::string what, const Figure& f, const Dimension& d) {
-  o.figures.push_back({std::move(what), format_quantity(f.value, d), where_of(f.origin),
+  o.figures.push_back({std::move(what), figure_text(f.value, d), where_of(f.origin),
                        f.origin.assumption, f.origin.reason, f.origin.source});
 }
 
@@ -205,10 +219,12 @@ void collect_figures(RehearsalOutcome& o) {
     add_figure(o, "failures." + to_string(c.part) + ".rate (per part-hour)", c.rate, Dimension{});
     add_figure(o, "failures." + to_string(c.part) + ".shape", c.shape, Dimension{});
   }
+  if (r.rate_scale) add_figure(o, "failures.scale (rates below include it)", *r.rate_scale, Dimension{});
   if (r.serving && r.serving->tps_per_replica)
     add_figure(o, "serving.tps_per_replica", *r.serving->tps_per_replica, TokensPerSecond::kDimension);
   const auto& p = r.repair;
   add_figure(o, "repair.restart", p.restart, Seconds::kDimension);
+  if (r.jobs) return;  // a job restarts on hot spares: no swap, spare or technician delays it
   add_figure(o, "repair.reschedule", p.reschedule, Seconds::kDimension);
   add_figure(o, "repair.swap", p.swap, Seconds::kDimension);
   add_figure(o, "repair.vendor_return", p.vendor_return, Seconds::kDimension);

@@ -108,6 +108,9 @@ struct Rehearsal {
   int spare_racks = 0;
   double attainment_goal = 0.999;
   std::vector<FailureClass> classes;  // one per PartClass, in kAllPartClasses order
+  // Every class's rate times this (a fleet younger or older, a cluster of another vintage); the
+  // rates in `classes` are already multiplied.
+  std::optional<Figure> rate_scale;
   RepairModel repair;
 };
 

@@ -249,6 +249,7 @@ class RehearsalReader {
     if (!top.has("failures")) return;
     MapReader m(ctx_, top.get("failures"), top.child("failures"));
     if (!m.ok()) return;
+    r.rate_scale = figures_.read(m, "scale", Dimension{}, 0, 1000);
     for (auto& fc : r.classes) {
       const std::string key = to_string(fc.part);
       if (!m.has(key)) continue;
@@ -260,6 +261,8 @@ class RehearsalReader {
         fc.tier = *repair_tier_from_string(*t);
       c.finish();
     }
+    if (r.rate_scale)
+      for (auto& fc : r.classes) fc.rate.value *= r.rate_scale->value;
     m.finish();
   }
 
