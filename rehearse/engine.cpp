@@ -67,12 +67,20 @@ class Clocks {
       scale_[c] = rate_[c] > 0 ? (1.0 / rate_[c]) / std::tgamma(1.0 + 1.0 / shape_[c]) : 0;
     }
   }
-  // Seconds until the next failure of a part of class c put in service now; infinity when the
-  // class never fails.
-  double draw(std::size_t c) {
-    if (rate_[c] <= 0) return std::numeric_limits<double>::infinity();
-    if (shape_[c] == 1.0) return std::exponential_distribution<double>(rate_[c])(rng_[c]);
+  // Exponential classes run one clock per domain for all their parts (the superposition of their
+  // Poisson processes, thinned by the parts out of service); Weibull ones one clock per part.
+  bool pooled(std::size_t c) const { return shape_[c] == 1.0; }
+  // Seconds until the next failure of one of `parts` parts of class c put in service now (a pooled
+  // clock), or of one part; infinity when the class never fails.
+  double draw(std::size_t c, std::size_t parts = 1) {
+    if (rate_[c] <= 0 || parts == 0) return std::numeric_limits<double>::infinity();
+    if (pooled(c))
+      return std::exponential_distribution<double>(rate_[c] * static_cast<double>(parts))(rng_[c]);
     return std::weibull_distribution<double>(shape_[c], scale_[c])(rng_[c]);
+  }
+  // Which of `parts` parts a pooled clock's failure hits.
+  std::size_t pick(std::size_t c, std::size_t parts) {
+    return std::uniform_int_distribution<std::size_t>(0, parts - 1)(rng_[c]);
   }
 
  private:
@@ -93,6 +101,7 @@ struct Domain {
 struct Instance {
   int domain = 0;
   std::uint8_t cls = 0;
+  bool pooled = false;  // the clock of every part of the class in the domain; `unit` is drawn
   PartId unit{};
 };
 
@@ -147,8 +156,9 @@ class Engine {
     const int xpus = static_cast<int>(t_.xpus().size());
     out_.xpus_total = xpus * in_.domains;
     domains_.resize(static_cast<std::size_t>(in_.domains));
+    healthy_ = topology::assess(t_, {});
     for (auto& d : domains_) {
-      d.impact = topology::assess(t_, {});
+      d.impact = healthy_;
       if (in_.serving) place(d);
       out_.replicas_total += d.placed;
     }
@@ -171,15 +181,23 @@ class Engine {
 
   void setup_clocks() {
     for (int d = 0; d < in_.domains; ++d)
-      for (std::size_t c = 0; c < kClasses; ++c)
+      for (std::size_t c = 0; c < kClasses; ++c) {
+        const auto cls = static_cast<std::uint8_t>(c);
+        if (clocks_.pooled(c)) {
+          instances_.push_back(Instance{d, cls, true, {}});
+          schedule_failure(instances_.size() - 1, 0.0);
+          continue;
+        }
         for (PartId u : units_[c]) {
-          instances_.push_back(Instance{d, static_cast<std::uint8_t>(c), u});
+          instances_.push_back(Instance{d, cls, false, u});
           schedule_failure(instances_.size() - 1, 0.0);
         }
+      }
   }
 
   void schedule_failure(std::size_t inst, double from) {
-    const double dt = clocks_.draw(instances_[inst].cls);
+    const Instance& i = instances_[inst];
+    const double dt = clocks_.draw(i.cls, i.pooled ? units_[i.cls].size() : 1);
     if (from + dt < in_.horizon.value()) queue_.push(from + dt, EvType::fail, static_cast<int>(inst));
   }
 
@@ -258,24 +276,28 @@ class Engine {
   Domain& dom(int d) { return domains_[static_cast<std::size_t>(d)]; }
 
   void fail(std::size_t inst) {
-    const Instance& i = instances_[inst];
+    Instance i = instances_[inst];
+    if (i.pooled) {  // the pool's next failure, then the part this one hits
+      schedule_failure(inst, now_);
+      i.unit = units_[i.cls][clocks_.pick(i.cls, units_[i.cls].size())];
+    }
     Domain& d = dom(i.domain);
     const auto& fc = in_.classes[i.cls];
     if (d.impact.is_down(i.unit)) {  // a part already out of service does not fail again
-      schedule_failure(inst, now_);
+      if (!i.pooled) schedule_failure(inst, now_);
       return;
     }
     ++out_.classes[i.cls].failures;
     FailureEvent ev{now_, i.domain, t_.part(i.unit).name, fc.part};
     if (!in_.serving) {
       interrupt_jobs(i, ev);
-      schedule_failure(inst, now_);  // the part is replaced by a hot spare at once for the job
+      if (!i.pooled) schedule_failure(inst, now_);  // replaced by a hot spare at once for the job
       out_.events.push_back(std::move(ev));
       return;
     }
     if (fc.tier == RepairTier::restart) {
       restart(i, d, ev);
-      schedule_failure(inst, now_ + in_.repair.restart.value);
+      if (!i.pooled) schedule_failure(inst, now_ + in_.repair.restart.value);
       out_.events.push_back(std::move(ev));
       return;
     }
@@ -294,10 +316,64 @@ class Engine {
     queue_.push(now_ + in_.repair.restart.value, EvType::restarted, i.domain, 1);
   }
 
+  // What fails with `unit` along support edges (itself included), and whether any of it carries
+  // network traffic between other parts (a switch, a spine plane, the scale-out network).
+  struct Descendants {
+    std::vector<PartId> parts;
+    bool transit = false;
+  };
+  const Descendants& descendants(PartId unit) {
+    auto it = descendants_.find(unit);
+    if (it != descendants_.end()) return it->second;
+    Descendants d;
+    std::vector<PartId> stack{unit};
+    std::vector<char> seen(boost::num_vertices(t_.graph()), 0);
+    seen[unit] = 1;
+    while (!stack.empty()) {
+      const PartId v = stack.back();
+      stack.pop_back();
+      d.parts.push_back(v);
+      const PartKind k = t_.part(v).kind;
+      d.transit = d.transit || k == PartKind::switch_tray || k == PartKind::onboard_switch ||
+                  k == PartKind::spine || k == PartKind::scale_out;
+      for (auto [e, end] = boost::out_edges(v, t_.graph()); e != end; ++e) {
+        const auto& link = t_.graph()[*e];
+        const PartId w = boost::target(*e, t_.graph());
+        if (topology::is_support(link.kind) && !link.mirror && !seen[w]) {
+          seen[w] = 1;
+          stack.push_back(w);
+        }
+      }
+    }
+    return descendants_.emplace(unit, std::move(d)).first->second;
+  }
+
+  // The impact of one more failed part. When nothing that goes down with it carries traffic
+  // between other parts, the survivors' connectivity and bandwidth are unchanged: its XPUs are
+  // lost and nothing else moves, so the full assessment is not needed.
+  void add_failure(Domain& d, PartId unit) {
+    d.failed.push_back(unit);
+    const Descendants& down = descendants(unit);
+    if (down.transit) {
+      d.impact = topology::assess(t_, d.failed);
+      return;
+    }
+    auto& im = d.impact;
+    for (PartId v : down.parts) {
+      im.down[v] = true;
+      if (t_.part(v).kind != PartKind::xpu) continue;
+      auto& state = im.state[static_cast<std::size_t>(t_.ordinal(v))];
+      if (state == topology::Effect::lost) continue;
+      if (state == topology::Effect::cut_off) --im.cut_off;
+      if (state == topology::Effect::slowed) --im.slowed;
+      state = topology::Effect::lost;
+      ++im.lost;
+    }
+  }
+
   void take_down(const Instance& i, Domain& d, FailureEvent& ev) {
     const int out_before = d.impact.lost + d.impact.cut_off;
-    d.failed.push_back(i.unit);
-    d.impact = topology::assess(t_, d.failed);
+    add_failure(d, i.unit);
     ev.xpus_out = d.impact.lost + d.impact.cut_off - out_before;
     // Replicas with an XPU now out of service go down at once; the survivors are placed again.
     std::vector<char> hit(static_cast<std::size_t>(d.placed), 0);
@@ -371,7 +447,7 @@ class Engine {
     Domain& d = dom(r.domain);
     auto it = std::find(d.failed.begin(), d.failed.end(), r.part);
     if (it != d.failed.end()) d.failed.erase(it);
-    d.impact = topology::assess(t_, d.failed);
+    d.impact = d.failed.empty() ? healthy_ : topology::assess(t_, d.failed);
     change(d, [&] {
       const int serving_now = d.capacity();
       place(d);
@@ -382,7 +458,7 @@ class Engine {
     auto& ev = out_.events[r.event];
     ev.recovered_s = now_ + in_.repair.reschedule.value - ev.t_s;
     if (ev.t_s + ev.recovered_s > in_.horizon.value()) ev.recovered_s = -1;
-    schedule_failure(request_instance_[req], now_);
+    if (!instances_[request_instance_[req]].pooled) schedule_failure(request_instance_[req], now_);
     ++repairs_done_;
   }
 
@@ -485,6 +561,8 @@ class Engine {
   int xpus_per_domain_ = 0;
   std::unordered_map<PartId, std::vector<int>> blast_;
   std::map<int, double> time_at_;
+  topology::Impact healthy_;
+  std::unordered_map<PartId, Descendants> descendants_;
 };
 
 }  // namespace

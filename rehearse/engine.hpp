@@ -1,9 +1,11 @@
 #pragma once
 // Failures and repairs of a deployment over a long horizon, as a discrete-event model.
 //
-// Every part of every class (XPU, HBM, tray, switch, host, feed, ...) of each scale-up domain has a
-// clock: its time to failure is drawn from the class's distribution (exponential or Weibull with
-// mean 1 / rate) and drawn again when the part is back in service. A failure takes out what
+// Every part of every class (XPU, HBM, tray, switch, host, feed, ...) of each scale-up domain fails
+// at the class's rate: exponential (the parts of a class in a domain share one clock, the
+// superposition of their Poisson processes; a failure drawn for a part out of service is dropped,
+// which thins it to the parts in service) or Weibull with mean 1 / rate (one clock per part, drawn
+// again when the part is back in service). A failure takes out what
 // topology::assess says the failed unit takes out in its domain; the domain's replicas are placed
 // again on the survivors with topology::place (N of M: what a domain still serves). Repairs run as
 // queues: a restart (the replica back on the same parts), a technician's swap from the site's
