@@ -85,6 +85,14 @@ struct RehearsalOutcome {
   std::vector<RehearsalFigure> figures;
 
   Json to_json() const;
+  // The tables as people read them (first row the header), for the CLI and the GUI: the serving
+  // summary, the classes (failures, spares, recovery), the search, the job sizes, and the events
+  // (the first `limit`).
+  std::vector<std::vector<std::string>> summary_table() const;
+  std::vector<std::vector<std::string>> class_table() const;
+  std::vector<std::vector<std::string>> search_table() const;
+  std::vector<std::vector<std::string>> jobs_table() const;
+  std::vector<std::vector<std::string>> events_table(std::size_t limit) const;
   // Per-event rows (time, domain, part, class, XPUs out, replicas hit, recovery) as CSV.
   std::string events_csv() const;
 };

@@ -64,7 +64,9 @@ Json samples_json(const rehearse::EngineOutcome& e) {
                    {"served_tps", s.served_tps},
                    {"lost_tps", s.lost_tps},
                    {"ttft_p99_s", number(s.ttft_p99_s)},
-                   {"tpot_p99_s", number(s.tpot_p99_s)}});
+                   {"tpot_p99_s", number(s.tpot_p99_s)},
+                   {"failures", s.failures},
+                   {"parts_down", s.parts_down}});
   return out;
 }
 
@@ -175,6 +177,16 @@ std::vector<charts::NamedChart> rehearsal_charts(const RehearsalOutcome& o) {
   const auto& e = o.outcome;
   if (!o.rehearsal.serving || e.samples.empty()) return out;
   const double step_h = o.rehearsal.sample_every.value() / 3600.0;
+  charts::XYChart timeline{"Failures and parts awaiting repair — " + o.rehearsal.name, "time (days)",
+                           "parts", {}, std::nullopt};
+  charts::XYSeries began{"failures in the interval", {}}, down{"parts down awaiting repair", {}};
+  for (const auto& s : e.samples) {
+    const double mid = (s.t_s / 3600.0 + step_h / 2) / 24.0;
+    began.points.emplace_back(mid, s.failures);
+    down.points.emplace_back(mid, s.parts_down);
+  }
+  timeline.series = {began, down};
+  out.push_back({"timeline", charts::xy_line_chart(timeline)});
   charts::XYChart tps{"Tokens per second through the failures — " + o.rehearsal.name,
                       "time (days)", "million tok/s", {}, std::nullopt};
   charts::XYSeries served{"served", {}}, offered{"offered (the load)", {}, true},
@@ -227,6 +239,107 @@ std::expected<std::vector<std::string>, std::string> render_rehearsal_plots(
     files.insert(files.end(), f->begin(), f->end());
   }
   return files;
+}
+
+namespace {
+
+std::string pct(double v, int decimals = 3) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.*f%%", decimals, v * 100);
+  return b;
+}
+
+std::string fixed(double v, int decimals) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
+
+std::string duration(double s) {
+  if (s < 0) return "-";
+  return s < 3600 ? fixed(s / 60, 0) + " min" : fixed(s / 3600, 1) + " h";
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> RehearsalOutcome::summary_table() const {
+  const auto& e = outcome;
+  const double offered = e.tokens_offered > 0 ? e.tokens_offered : 1;
+  return {{"availability", "attainment", "fewest replicas up", "tokens lost", "tokens late",
+           "technicians busy", "swaps open at end"},
+          {pct(e.availability), pct(e.attainment), fixed(e.min_replicas_up, 0),
+           pct(e.tokens_lost / offered), pct(e.tokens_late / offered),
+           pct(e.technician_utilisation, 1), std::to_string(e.swaps_unfinished)}};
+}
+
+std::vector<std::vector<std::string>> RehearsalOutcome::class_table() const {
+  const auto& e = outcome;
+  const bool jobs = !rehearsal.serving;
+  std::vector<std::string> head{"class", "tier", "failures"};
+  if (jobs)
+    head.push_back("interruptions");
+  else
+    for (const char* h : {"spares at start", "used", "fewest in pool", "mean recovery"}) head.push_back(h);
+  std::vector<std::vector<std::string>> rows{head};
+  for (std::size_t c = 0; c < kAllPartClasses.size(); ++c) {
+    const auto& k = e.classes[c];
+    const RepairTier tier = rehearsal.classes[c].tier;
+    std::vector<std::string> row{to_string(kAllPartClasses[c]), to_string(tier), std::to_string(k.failures)};
+    if (jobs) {
+      row.push_back(std::to_string(k.interruptions));
+      rows.push_back(std::move(row));
+      continue;
+    }
+    double sum = 0;
+    int n = 0;
+    for (const auto& ev : e.events)
+      if (ev.cls == kAllPartClasses[c] && ev.recovered_s >= 0 && ev.replicas_hit > 0) {
+        sum += ev.recovered_s;
+        ++n;
+      }
+    const bool swap = tier == RepairTier::swap;
+    row.push_back(swap ? std::to_string(k.spares_at_start) : "-");
+    row.push_back(swap ? std::to_string(k.spares_used) : "-");
+    row.push_back(swap ? std::to_string(k.min_spares) : "-");
+    row.push_back(n > 0 ? duration(sum / n) : "-");
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<std::vector<std::string>> RehearsalOutcome::search_table() const {
+  std::vector<std::vector<std::string>> rows{
+      {"spare racks", "per domain", "offered replicas", "attainment", "tokens lost"}};
+  for (const auto& s : search)
+    rows.push_back({std::to_string(s.spare_racks),
+                    fixed(static_cast<double>(s.spare_racks) / rehearsal.domains, 2),
+                    fixed(s.offered_replicas, 1), pct(s.attainment), pct(s.tokens_lost_share)});
+  return rows;
+}
+
+std::vector<std::vector<std::string>> RehearsalOutcome::jobs_table() const {
+  std::vector<std::vector<std::string>> rows{
+      {"XPUs per job", "jobs", "replications", "interruptions (mean)", "fewest", "most", "MTTF"}};
+  for (const auto& j : jobs)
+    rows.push_back({std::to_string(j.job_xpus), std::to_string(j.jobs), std::to_string(j.replications),
+                    fixed(j.interruptions, 1), fixed(j.interruptions_lo, 0), fixed(j.interruptions_hi, 0),
+                    j.interruptions > 0 ? (j.mttf_h >= 48 ? fixed(j.mttf_h / 24, 1) + " days"
+                                                          : fixed(j.mttf_h, 2) + " h")
+                                        : "none"});
+  return rows;
+}
+
+std::vector<std::vector<std::string>> RehearsalOutcome::events_table(std::size_t limit) const {
+  std::vector<std::vector<std::string>> rows{
+      {"day", "domain", "part", "class", "XPUs out", rehearsal.serving ? "replicas hit" : "jobs hit",
+       "recovered after"}};
+  for (std::size_t i = 0; i < outcome.events.size() && i < limit; ++i) {
+    const auto& e = outcome.events[i];
+    rows.push_back({fixed(e.t_s / 86400, 3), std::to_string(e.domain), e.part, to_string(e.cls),
+                    std::to_string(e.xpus_out), std::to_string(e.replicas_hit),
+                    e.recovered_s < 0 ? "not within the horizon" : duration(e.recovered_s)});
+  }
+  return rows;
 }
 
 }  // namespace racktwin::app

@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
-#include <cmath>
 
 #include "app/rehearse.hpp"
 #include "cli/commands.hpp"
@@ -21,13 +20,6 @@ struct RehearseArgs {
   std::string events_csv, plots;
 };
 
-std::string pct(double v, int decimals = 3) { return fmt::format("{:.{}f}%", v * 100, decimals); }
-
-std::string hours(double s) {
-  if (s < 0) return "-";
-  return s < 3600 ? fmt::format("{:.0f} min", s / 60) : fmt::format("{:.1f} h", s / 3600);
-}
-
 void print_serving(const app::RehearsalOutcome& o) {
   const auto& e = o.outcome;
   const auto& s = o.surrogate;
@@ -36,59 +28,21 @@ void print_serving(const app::RehearsalOutcome& o) {
              o.layout, o.surrogate_note, s.replica_xpus, s.tps_at_target, s.tps_saturated);
   fmt::print("Load: {:.1f} of {} replicas at the target ({} of the site's {} racks spare)\n\n",
              e.offered_replicas, e.replicas_total, o.rehearsal.spare_racks, o.racks);
-  Table t({"availability", "attainment", "fewest replicas up", "tokens lost", "tokens late",
-           "technicians busy", "swaps open at end"});
-  t.add({pct(e.availability), pct(e.attainment), fmt::format("{:.0f}", e.min_replicas_up),
-         pct(e.tokens_offered > 0 ? e.tokens_lost / e.tokens_offered : 0),
-         pct(e.tokens_offered > 0 ? e.tokens_late / e.tokens_offered : 0),
-         pct(e.technician_utilisation, 1), std::to_string(e.swaps_unfinished)});
-  fmt::print("{}\n", t.render({0, 1, 2, 3, 4, 5, 6}));
+  fmt::print("{}\n", render_rows(o.summary_table(), {0, 1, 2, 3, 4, 5, 6}));
 }
 
 void print_classes(const app::RehearsalOutcome& o) {
-  const auto& e = o.outcome;
-  const bool jobs = !o.rehearsal.serving;
-  std::vector<std::string> head{"class", "tier", "failures"};
-  if (jobs) head.push_back("interruptions");
-  else
-    for (const char* h : {"spares at start", "used", "fewest in pool", "mean recovery"}) head.push_back(h);
-  Table t(head);
-  for (std::size_t c = 0; c < kAllPartClasses.size(); ++c) {
-    const auto& k = e.classes[c];
-    double sum = 0;
-    int n = 0;
-    for (const auto& ev : e.events)
-      if (ev.cls == kAllPartClasses[c] && ev.recovered_s >= 0 && ev.replicas_hit > 0) {
-        sum += ev.recovered_s;
-        ++n;
-      }
-    const RepairTier tier = o.rehearsal.classes[c].tier;
-    std::vector<std::string> row{to_string(kAllPartClasses[c]), to_string(tier), std::to_string(k.failures)};
-    if (jobs) {
-      row.push_back(std::to_string(k.interruptions));
-    } else {
-      const bool swap = tier == RepairTier::swap;
-      row.push_back(swap ? std::to_string(k.spares_at_start) : "-");
-      row.push_back(swap ? std::to_string(k.spares_used) : "-");
-      row.push_back(swap ? std::to_string(k.min_spares) : "-");
-      row.push_back(n > 0 ? hours(sum / n) : "-");
-    }
-    t.add(row);
-  }
+  const auto rows = o.class_table();
   std::vector<std::size_t> right;
-  for (std::size_t i = 2; i < head.size(); ++i) right.push_back(i);
-  fmt::print("\n{}{}\n", jobs ? "The first job size, the first replication:\n" : "", t.render(right));
+  for (std::size_t i = 2; i < rows.front().size(); ++i) right.push_back(i);
+  fmt::print("\n{}{}\n", o.rehearsal.serving ? "" : "The first job size, the first replication:\n",
+             render_rows(rows, right));
 }
 
 void print_search(const app::RehearsalOutcome& o) {
   if (o.search.empty()) return;
-  Table t({"spare racks", "per domain", "offered replicas", "attainment", "tokens lost"});
-  for (const auto& s : o.search)
-    t.add({std::to_string(s.spare_racks),
-           fmt::format("{:.2f}", static_cast<double>(s.spare_racks) / o.rehearsal.domains),
-           fmt::format("{:.1f}", s.offered_replicas), pct(s.attainment), pct(s.tokens_lost_share)});
-  fmt::print("\nSpare capacity for {} attainment (the same failures and repairs, less load):\n{}\n",
-             pct(o.rehearsal.attainment_goal, 1), t.render({0, 1, 2, 3, 4}));
+  fmt::print("\nSpare capacity for {:.1f}% attainment (the same failures and repairs, less load):\n{}\n",
+             o.rehearsal.attainment_goal * 100, render_rows(o.search_table(), {0, 1, 2, 3, 4}));
   if (o.spare_needed)
     fmt::print("{} spare racks of the site's {} ({:.2f} per domain) hold the goal.\n", *o.spare_needed,
                o.racks, static_cast<double>(*o.spare_needed) / o.rehearsal.domains);
@@ -97,16 +51,8 @@ void print_search(const app::RehearsalOutcome& o) {
 }
 
 void print_jobs(const app::RehearsalOutcome& o) {
-  Table t({"XPUs per job", "jobs", "replications", "interruptions (mean)", "fewest", "most", "MTTF"});
-  for (const auto& j : o.jobs)
-    t.add({std::to_string(j.job_xpus), std::to_string(j.jobs), std::to_string(j.replications),
-           fmt::format("{:.1f}", j.interruptions), fmt::format("{:.0f}", j.interruptions_lo),
-           fmt::format("{:.0f}", j.interruptions_hi),
-           j.interruptions > 0 ? (j.mttf_h >= 48 ? fmt::format("{:.1f} days", j.mttf_h / 24)
-                                                 : fmt::format("{:.2f} h", j.mttf_h))
-                               : "none"});
   fmt::print("Jobs (one failure of any part a job's XPUs depend on interrupts it):\n{}\n",
-             t.render({0, 1, 2, 3, 4, 5, 6}));
+             render_rows(o.jobs_table(), {0, 1, 2, 3, 4, 5, 6}));
 }
 
 void print_figures(const app::RehearsalOutcome& o) {

@@ -19,9 +19,11 @@ int main(int argc, char** argv) {
                  "DIR"});
   cli.addOption({"db", "Results database (default: $RACKTWIN_DB, else racktwin.db here)", "FILE"});
   cli.addOption({"plan", "A plan file to open", "FILE"});
+  cli.addOption({"rehearsal", "A rehearsal file to open (the Failures tab)", "FILE"});
   cli.addOption({"tab", "The tab to show first (Systems, Runs, Fleet plan, ...)", "NAME"});
   cli.addOption({"screenshot",
-                 "Save the window as PNG once it is shown (and the plan is planned), then quit",
+                 "Save the window as PNG once it is shown (and the plan or rehearsal is done), "
+                 "then quit",
                  "FILE"});
   cli.process(app);
   const std::string dir = racktwin::app::catalog_dir(cli.value("catalog").toStdString());
@@ -43,7 +45,13 @@ int main(int argc, char** argv) {
     const bool ok = w.grab().save(shot, "PNG");
     QApplication::exit(ok ? 0 : 1);
   };
-  if (cli.isSet("plan")) {
+  if (cli.isSet("rehearsal")) {
+    if (!shot.isEmpty())
+      QObject::connect(w.failures(), &racktwin::gui::FailuresView::rehearsed, &w,
+                       [save] { QTimer::singleShot(500, save); });
+    w.tabs()->setCurrentWidget(w.failures());
+    w.failures()->open_rehearsal(cli.value("rehearsal"));
+  } else if (cli.isSet("plan")) {
     if (!shot.isEmpty())
       QObject::connect(&w, &racktwin::gui::MainWindow::planned, &w,
                        [save] { QTimer::singleShot(500, save); });

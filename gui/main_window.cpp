@@ -20,6 +20,7 @@
 #include "app/catalog_views.hpp"
 #include "charts/charts.hpp"
 #include "db/store.hpp"
+#include "gui/failure_text.hpp"
 
 namespace racktwin::gui {
 namespace {
@@ -78,14 +79,20 @@ MainWindow::MainWindow(const Catalog& catalog, std::string db_path, QWidget* par
                 "Results");
   tabs_->addTab(runs_view(), "Runs");
   tabs_->addTab(plan_view(), "Fleet plan");
-  tabs_->addTab(not_built_view("Failure rehearsal over time (MTBF/MTTR, spares, attainment)",
-                               "simulate hand-listed failures with a scenario's failures: list"),
-                "Failures");
+  failures_ = new FailuresView(catalog_, db_path_, this);
+  tabs_->addTab(failures_, "Failures");
   setCentralWidget(tabs_);
   auto* file = menuBar()->addMenu("&File");
   file->addAction("&Open plan…", QKeySequence::Open, this, [this] {
     const QString f = QFileDialog::getOpenFileName(this, "Open a plan", {}, "Plans (*.yaml)");
     if (!f.isEmpty()) open_plan(f);
+  });
+  file->addAction("Open &rehearsal…", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+    const QString f =
+        QFileDialog::getOpenFileName(this, "Open a rehearsal", {}, "Rehearsals (*.yaml)");
+    if (f.isEmpty()) return;
+    tabs_->setCurrentWidget(failures_);
+    failures_->open_rehearsal(f);
   });
   file->addAction("&Refresh runs", QKeySequence::Refresh, this, [this] { refresh_runs(); });
   file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::quit);
@@ -199,9 +206,7 @@ void MainWindow::open_plan(const QString& file) {
 void MainWindow::show_plan() {
   auto o = plan_watcher_->result();
   if (!o) {
-    std::string why = o.error().message;
-    for (const auto& d : o.error().diagnostics) why += (why.empty() ? "" : "\n") + d.to_string();
-    plan_status_->setText(q("The plan failed:\n" + why));
+    plan_status_->setText(q("The plan failed:\n" + failure_text(o.error())));
     emit planned();
     return;
   }

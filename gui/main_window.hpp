@@ -12,6 +12,7 @@
 
 #include "app/plan.hpp"
 #include "core/catalog.hpp"
+#include "gui/failures_view.hpp"
 #include "gui/rows_model.hpp"
 
 QT_BEGIN_NAMESPACE
@@ -36,6 +37,7 @@ class MainWindow : public QMainWindow {
   RowsModel* systems_model() const { return systems_; }
   RowsModel* runs_model() const { return runs_; }
   RowsModel* plan_model() const { return plan_; }
+  FailuresView* failures() const { return failures_; }
   // Plans the file off the UI thread; planned() is emitted when it is shown (or failed).
   void open_plan(const QString& file);
   QString plan_status() const;
@@ -63,6 +65,7 @@ class MainWindow : public QMainWindow {
   QLabel* plan_status_ = nullptr;
   QChartView* plan_chart_ = nullptr;
   QFutureWatcher<std::expected<app::PlanOutcome, app::Failure>>* plan_watcher_ = nullptr;
+  FailuresView* failures_ = nullptr;
 };
 
 }  // namespace racktwin::gui

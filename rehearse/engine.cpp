@@ -236,6 +236,7 @@ class Engine {
     const double n = up_;
     if (dt > 0) time_at_[up_] += dt;
     s.replicas_up += n * dt;
+    s.parts_down += parts_down_ * dt;
     s.min_replicas_up = std::min(s.min_replicas_up, n);
     out_.min_replicas_up = std::min(out_.min_replicas_up, n);
     if (!in_.serving) return;
@@ -288,6 +289,7 @@ class Engine {
       return;
     }
     ++out_.classes[i.cls].failures;
+    ++out_.samples[std::min(out_.samples.size() - 1, static_cast<std::size_t>(now_ / in_.sample_every.value()))].failures;
     FailureEvent ev{now_, i.domain, t_.part(i.unit).name, fc.part};
     if (!in_.serving) {
       interrupt_jobs(i, ev);
@@ -372,6 +374,7 @@ class Engine {
   }
 
   void take_down(const Instance& i, Domain& d, FailureEvent& ev) {
+    ++parts_down_;
     const int out_before = d.impact.lost + d.impact.cut_off;
     add_failure(d, i.unit);
     ev.xpus_out = d.impact.lost + d.impact.cut_off - out_before;
@@ -447,6 +450,7 @@ class Engine {
     Domain& d = dom(r.domain);
     auto it = std::find(d.failed.begin(), d.failed.end(), r.part);
     if (it != d.failed.end()) d.failed.erase(it);
+    --parts_down_;
     d.impact = d.failed.empty() ? healthy_ : topology::assess(t_, d.failed);
     change(d, [&] {
       const int serving_now = d.capacity();
@@ -509,6 +513,7 @@ class Engine {
       s.attainment /= w;
       s.served_tps /= w;
       s.lost_tps /= w;
+      s.parts_down /= w;
       if (!std::isfinite(s.min_replicas_up)) s.min_replicas_up = s.replicas_up;
       if (in_.serving) {
         const double load = in_.offered_replicas * in_.surrogate.tps_at_target;
@@ -547,6 +552,7 @@ class Engine {
   std::vector<Domain> domains_;
   double now_ = 0;
   int up_ = 0;
+  int parts_down_ = 0;
   // Repairs.
   std::array<int, kClasses> spares_{};
   std::array<std::deque<int>, kClasses> waiting_spare_;

@@ -84,6 +84,8 @@ struct Sample {
   double attainment = 0;       // share of the interval with enough replicas for the target
   double served_tps = 0, lost_tps = 0;  // time-averaged, site-wide
   double ttft_p99_s = 0, tpot_p99_s = 0;  // at the interval's mean load per serving replica
+  int failures = 0;          // failures of parts in service that began in the interval
+  double parts_down = 0;     // time-averaged parts out of service awaiting their repair
 };
 
 struct ClassTally {

@@ -1,5 +1,6 @@
 // The GUI under the offscreen platform: every model passes Qt's model tester, the catalog view
-// shows the shipped systems, and opening a plan fills the plan view off the UI thread.
+// shows the shipped systems, opening a plan fills the plan view off the UI thread, and opening a
+// rehearsal fills the failure view with its tables and charts.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -72,6 +73,39 @@ TEST_F(Gui, ABadPlan_ShowsItsLocatedErrors) {
   ASSERT_TRUE(done.wait(30000));
   EXPECT_TRUE(w.plan_status().contains("bad.yaml:2:")) << w.plan_status().toStdString();
   EXPECT_EQ(w.plan_model()->rowCount(), 0);
+}
+
+TEST_F(Gui, OpeningARehearsal_FillsTheFailureViewWithItsCharts) {
+  const auto file = dir / "site.yaml";
+  std::ofstream(file) << "name: small-site\nsystem: jalapeno-a0\ndomains: 2\nhorizon: 20 days\n"
+                         "sample_every: 6 h\nseed: 11\nserving:\n"
+                         "  tps_per_replica: {value: 20000 tok/s, assumption: true, reason: a test}\n"
+                         "  replica_xpus: 8\nspare_capacity: {racks: 1}\n";
+  MainWindow w(catalog(), (dir / "r.db").string());
+  FailuresView* f = w.failures();
+  QAbstractItemModelTester summary(f->summary_model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QAbstractItemModelTester classes(f->classes_model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QAbstractItemModelTester events(f->events_model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QSignalSpy done(f, &FailuresView::rehearsed);
+  f->open_rehearsal(QString::fromStdString(file.string()));
+  ASSERT_TRUE(done.wait(30000)) << f->status().toStdString();
+  EXPECT_TRUE(f->status().contains("small-site")) << f->status().toStdString();
+  EXPECT_TRUE(f->status().contains("spare racks")) << f->status().toStdString();
+  EXPECT_EQ(f->summary_model()->rowCount(), 1);
+  EXPECT_EQ(f->classes_model()->rowCount(), 10);  // one row per part class
+  EXPECT_GT(f->events_model()->rowCount(), 0);
+  EXPECT_EQ(f->charts_shown(), 3);
+}
+
+TEST_F(Gui, ABadRehearsal_ShowsItsLocatedErrors) {
+  const auto file = dir / "bad.yaml";
+  std::ofstream(file) << "name: x\nsystem: jalapeno-a9\ndomains: 1\nhorizon: 1 day\n";
+  MainWindow w(catalog(), (dir / "r.db").string());
+  QSignalSpy done(w.failures(), &FailuresView::rehearsed);
+  w.failures()->open_rehearsal(QString::fromStdString(file.string()));
+  ASSERT_TRUE(done.wait(30000));
+  EXPECT_TRUE(w.failures()->status().contains("bad.yaml:2:")) << w.failures()->status().toStdString();
+  EXPECT_EQ(w.failures()->charts_shown(), 0);
 }
 
 }  // namespace
