@@ -406,4 +406,63 @@ Result<FailureAssessment> assess_failure(const Catalog& cat, const FailureReques
   return a;
 }
 
+Result<RackElevation> rack_elevation(const Catalog& cat, const std::string& system) {
+  auto built = build_topology(cat, TopologyRequest{system, 1, 1.10});
+  if (!built) return std::unexpected(built.error());
+  const Topology& t = *built;
+  const System& s = t.system();
+  const auto& pw = s.power;
+  const double tdp = s.chip ? s.chip->tdp.value() : 0;
+  const bool host_rack = s.host.placement == HostPlacement::separate_rack;
+  const double in_tray_hosts = host_rack ? 0 : pw.host.value_or(Watts(0)).value() * s.host_parts_per_compute_tray();
+  RackElevation e{s.id, s.name, {}, {}, {}};
+  const Graph& g = t.graph();
+  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+    const Part& p = g[v];
+    if (p.rack != 0) continue;
+    const std::string label = p.name.substr(p.name.rfind('/') + 1);
+    switch (p.kind) {
+      case PartKind::compute_tray:
+        e.compute.push_back({p.name, p.kind, label, s.compute_tray.xpus,
+                             Watts(tdp * s.compute_tray.xpus +
+                                   pw.compute_tray_overhead.value_or(Watts(0)).value() + in_tray_hosts)});
+        break;
+      case PartKind::switch_tray:
+        e.compute.push_back({p.name, p.kind, label + (p.uplink ? " (uplink)" : ""), 0,
+                             pw.switch_tray.value_or(Watts(0))});
+        break;
+      case PartKind::host:
+        if (host_rack) e.host.push_back({p.name, p.kind, label, 0, pw.host.value_or(Watts(0))});
+        break;
+      default: break;
+    }
+  }
+  std::stable_partition(e.compute.begin(), e.compute.end(),
+                        [](const ElevationSlot& x) { return x.kind == PartKind::compute_tray; });
+  e.note = "Slots in the twin's build order, not physical rack units; power is rated (XPUs at TDP).";
+  if (!host_rack) e.note += " Hosts sit inside the compute trays (their power included).";
+  return e;
+}
+
+std::vector<topology::Effect> slot_effects(const RackElevation& e, const FailureAssessment& a) {
+  auto rank = [](Effect x) { return static_cast<int>(x); };
+  std::map<std::string, Effect> by_tray;
+  for (const auto& grp : a.affected)
+    for (const auto& x : grp.xpus) {
+      const std::string tray = x.substr(0, x.rfind('/'));
+      auto& cur = by_tray[tray];
+      if (rank(grp.effect) > rank(cur)) cur = grp.effect;
+    }
+  auto effect_of = [&](const ElevationSlot& slot) {
+    for (const auto& f : a.failed)
+      if (f.name == slot.name) return Effect::lost;
+    const auto it = by_tray.find(slot.name);
+    return it == by_tray.end() ? Effect::none : it->second;
+  };
+  std::vector<Effect> out;
+  for (const auto* list : {&e.compute, &e.host})
+    for (const auto& slot : *list) out.push_back(effect_of(slot));
+  return out;
+}
+
 }  // namespace racktwin::app

@@ -150,6 +150,28 @@ struct FailureAssessment {
 };
 Json to_json(const FailureAssessment& a);
 
+// The racks of the first rack (pair) of a system as the GUI draws them: the compute rack's trays and
+// switch trays, and the host rack's trays when hosts sit in a rack of their own, in the topology's
+// build order (not physical U positions), each with its rated power.
+struct ElevationSlot {
+  std::string name;   // part name, e.g. "rack0/vindaloo3"
+  topology::PartKind kind = topology::PartKind::compute_tray;
+  std::string label;  // "vindaloo3", "chana1 (uplink)", ...
+  int xpus = 0;       // XPUs in the tray
+  Watts rated;        // XPUs at TDP and the tray's overhead (and in-tray hosts); switch or host tray
+};
+struct RackElevation {
+  std::string system, name;
+  std::vector<ElevationSlot> compute;  // compute trays, then switch trays
+  std::vector<ElevationSlot> host;     // empty when hosts sit inside the compute trays or servers
+  std::string note;                    // what the drawing leaves out
+};
+Result<RackElevation> rack_elevation(const Catalog& cat, const std::string& system);
+
+// What failing one slot's part does to every slot of the elevation: the worst effect on its XPUs
+// (none for a switch or host tray unless it is the part failed: then lost), from the assessment.
+std::vector<topology::Effect> slot_effects(const RackElevation& e, const FailureAssessment& a);
+
 Result<TopologyReport> topology_report(const Catalog& cat, const TopologyRequest& req);
 Result<PartList> topology_parts(const Catalog& cat, const TopologyRequest& req);
 // Problem::Input::part when either name is not a part of the deployment.

@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   cli.addOption({"plan", "A plan file to open", "FILE"});
   cli.addOption({"rehearsal", "A rehearsal file to open (the Failures tab)", "FILE"});
   cli.addOption({"tab", "The tab to show first (Systems, Runs, Fleet plan, ...)", "NAME"});
+  cli.addOption({"system", "A system to select in the Systems tab (its figures and rack)", "ID"});
+  cli.addOption({"fail", "A part of the selected system's rack to fail (its blast radius)", "PART"});
   cli.addOption({"screenshot",
                  "Save the window as PNG once it is shown (and the plan or rehearsal is done), "
                  "then quit",
@@ -39,6 +41,11 @@ int main(int argc, char** argv) {
   if (cli.isSet("tab"))
     for (int i = 0; i < w.tabs()->count(); ++i)
       if (w.tabs()->tabText(i) == cli.value("tab")) w.tabs()->setCurrentIndex(i);
+  if (cli.isSet("system")) w.select_system(cli.value("system"));
+  if (cli.isSet("fail")) {
+    w.show_rack();
+    w.fail_part(cli.value("fail"));
+  }
   w.show();
   const QString shot = cli.value("screenshot");
   auto save = [&w, shot] {

@@ -21,6 +21,7 @@
 #include "charts/charts.hpp"
 #include "db/store.hpp"
 #include "gui/failure_text.hpp"
+#include "gui/rack_view.hpp"
 
 namespace racktwin::gui {
 namespace {
@@ -113,13 +114,64 @@ QWidget* MainWindow::systems_view() {
   systems_ = new RowsModel(w);
   systems_->set_rows(app::catalog_list(catalog_).system_table);
   auto* table = table_over(systems_, w);
-  system_detail_ = new QTextBrowser(w);
+  systems_table_ = table;
+  auto* detail = new QTabWidget(w);
+  system_tabs_ = detail;
+  system_detail_ = new QTextBrowser(detail);
   system_detail_->setPlaceholderText("Select a system to see every figure with its source.");
+  detail->addTab(system_detail_, "Figures");
+  detail->addTab(rack_view_pane(detail), "Rack");
   connect(table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& i) { show_system(i); });
   w->addWidget(table);
-  w->addWidget(system_detail_);
+  w->addWidget(detail);
   return w;
+}
+
+QWidget* MainWindow::rack_view_pane(QWidget* parent) {
+  auto* pane = new QWidget(parent);
+  auto* layout = new QHBoxLayout(pane);
+  rack_ = new RackView(pane);
+  rack_status_ = new QLabel("Select a system, then click a tray, switch or host to fail it.", pane);
+  rack_status_->setWordWrap(true);
+  rack_status_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  rack_status_->setMinimumWidth(300);
+  layout->addWidget(rack_, 3);
+  layout->addWidget(rack_status_, 2);
+  connect(rack_, &RackView::part_clicked, this, [this](const QString& name) { fail_part(name); });
+  return pane;
+}
+
+void MainWindow::fail_part(const QString& name) {
+  const auto& e = rack_->elevation();
+  const System* s = catalog_.find_system(e.system);
+  if (s == nullptr) return;
+  app::FailureRequest rq;
+  rq.topology = app::TopologyRequest{e.system, 1, 1.10};
+  rq.failed = {name.toStdString()};
+  rq.place_xpus = std::min(8, s->domain_xpus);
+  auto a = app::assess_failure(catalog_, rq);
+  if (!a) {
+    rack_status_->setText(q(a.error().message));
+    return;
+  }
+  rack_->set_effects(app::slot_effects(e, *a), name.toStdString());
+  const int before = static_cast<int>(a->placement_before->replicas.size());
+  const int after = static_cast<int>(a->placement_after->replicas.size());
+  QString t = "<b>" + name.toHtmlEscaped() + "</b> failed, in one domain of " +
+              QString::number(a->xpus) + " XPUs:<br>";
+  t += QString("lost %1 XPUs, cut off %2, slowed %3; %4 in service<br>")
+           .arg(a->lost).arg(a->cut_off).arg(a->slowed).arg(a->in_service);
+  t += QString("scale-up bandwidth left %1%<br>").arg(a->scale_up_left * 100, 0, 'f', 2);
+  t += QString("replicas of %1 XPUs: %2 before, %3 after (%4 lost)<br>")
+           .arg(rq.place_xpus).arg(before).arg(after).arg(before - after);
+  for (const auto& g : a->affected)
+    t += QString("<br>%1 %2 XPUs: %3").arg(q(topology::to_string(g.effect))).arg(g.xpus.size())
+             .arg(q(g.how).toHtmlEscaped());
+  t += "<p><span style='color:#d64541'>■</span> lost &nbsp;<span style='color:#9b59b6'>■</span> cut "
+       "off &nbsp;<span style='color:#f39c12'>■</span> slowed</p><p><i>" +
+       q(e.note).toHtmlEscaped() + "</i></p>";
+  rack_status_->setText(t);
 }
 
 void MainWindow::show_system(const QModelIndex& index) {
@@ -127,6 +179,11 @@ void MainWindow::show_system(const QModelIndex& index) {
   const std::string id = systems_->rows()[static_cast<std::size_t>(index.row()) + 1].front();
   auto e = app::catalog_entry(catalog_, id, app::EntryKind::system);
   system_detail_->setHtml(e ? entry_html(*e) : QString("No entry %1").arg(q(id)));
+  if (auto rack = app::rack_elevation(catalog_, id)) {
+    rack_status_->setText("Click a tray, switch or host of " + q(id) + " to fail it.<p><i>" +
+                          q(rack->note).toHtmlEscaped() + "</i></p>");
+    rack_->set_elevation(std::move(*rack));
+  }
 }
 
 QWidget* MainWindow::runs_view() {
@@ -217,6 +274,20 @@ void MainWindow::show_plan() {
   plan_chart_->setChart(charts::stacked_bar_chart(app::mw_by_generation_chart(*o)).release());
   refresh_runs();
   emit planned();
+}
+
+void MainWindow::show_rack() {
+  tabs_->setCurrentIndex(0);
+  system_tabs_->setCurrentIndex(1);
+}
+
+QString MainWindow::rack_status() const {
+  return rack_status_->text();
+}
+
+void MainWindow::select_system(const QString& id) {
+  for (int r = 0; r < systems_->rowCount(); ++r)
+    if (systems_->index(r, 0).data().toString() == id) systems_table_->selectRow(r);
 }
 
 QString MainWindow::plan_status() const {

@@ -13,6 +13,7 @@
 #include "app/plan.hpp"
 #include "core/catalog.hpp"
 #include "gui/failures_view.hpp"
+#include "gui/rack_view.hpp"
 #include "gui/rows_model.hpp"
 
 QT_BEGIN_NAMESPACE
@@ -38,6 +39,14 @@ class MainWindow : public QMainWindow {
   RowsModel* runs_model() const { return runs_; }
   RowsModel* plan_model() const { return plan_; }
   FailuresView* failures() const { return failures_; }
+  RackView* rack() const { return rack_; }
+  QString rack_status() const;
+  // Selects a system in the catalog table (its figures and its rack elevation).
+  void select_system(const QString& id);
+  // Fails a part of the selected system's rack and shows the blast radius.
+  void fail_part(const QString& name);
+  // Shows the Systems tab with the rack elevation in front.
+  void show_rack();
   // Plans the file off the UI thread; planned() is emitted when it is shown (or failed).
   void open_plan(const QString& file);
   QString plan_status() const;
@@ -49,6 +58,7 @@ class MainWindow : public QMainWindow {
   QWidget* systems_view();
   QWidget* runs_view();
   QWidget* plan_view();
+  QWidget* rack_view_pane(QWidget* parent);
   QWidget* not_built_view(const QString& what, const QString& instead);
   void show_system(const QModelIndex& index);
   void refresh_runs();
@@ -66,6 +76,10 @@ class MainWindow : public QMainWindow {
   QChartView* plan_chart_ = nullptr;
   QFutureWatcher<std::expected<app::PlanOutcome, app::Failure>>* plan_watcher_ = nullptr;
   FailuresView* failures_ = nullptr;
+  RackView* rack_ = nullptr;
+  QLabel* rack_status_ = nullptr;
+  QTableView* systems_table_ = nullptr;
+  QTabWidget* system_tabs_ = nullptr;
 };
 
 }  // namespace racktwin::gui

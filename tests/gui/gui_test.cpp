@@ -7,6 +7,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QTest>
 #include <QTabWidget>
 #include <filesystem>
 #include <fstream>
@@ -106,6 +107,35 @@ TEST_F(Gui, ABadRehearsal_ShowsItsLocatedErrors) {
   ASSERT_TRUE(done.wait(30000));
   EXPECT_TRUE(w.failures()->status().contains("bad.yaml:2:")) << w.failures()->status().toStdString();
   EXPECT_EQ(w.failures()->charts_shown(), 0);
+}
+
+TEST_F(Gui, RackElevation_ClickingAPartShowsItsBlastRadius) {
+  MainWindow w(catalog(), (dir / "r.db").string());
+  w.resize(1366, 768);
+  w.select_system("jalapeno-a0");
+  w.show_rack();
+  RackView* rack = w.rack();
+  const auto& e = rack->elevation();
+  ASSERT_EQ(e.system, "jalapeno-a0");
+  EXPECT_EQ(e.compute.size(), 24u);  // 16 Vindaloo trays, 8 Chana trays
+  EXPECT_EQ(e.host.size(), 16u);     // 16 Katsu trays beside them
+  EXPECT_NEAR(e.compute.front().rated.value(), 8 * 700 + 1200, 1e-6);
+  // A click on a Katsu tray: the Vindaloo tray it hosts loses its 8 XPUs.
+  const std::size_t katsu5 = e.compute.size() + 5;
+  QSignalSpy clicked(rack, &RackView::part_clicked);
+  rack->resize(640, 560);
+  QTest::mouseClick(rack, Qt::LeftButton, {}, rack->slot_rect(katsu5).center());
+  ASSERT_EQ(clicked.count(), 1);
+  EXPECT_EQ(clicked.front().front().toString(), "hostrack0/katsu5");
+  EXPECT_TRUE(w.rack_status().contains("lost 8 XPUs")) << w.rack_status().toStdString();
+  EXPECT_TRUE(w.rack_status().contains("256 before, 255 after")) << w.rack_status().toStdString();
+  ASSERT_EQ(rack->effects().size(), e.compute.size() + e.host.size());
+  for (std::size_t i = 0; i < rack->effects().size(); ++i)
+    EXPECT_EQ(rack->effects()[i], i == 5 || i == katsu5 ? topology::Effect::lost : topology::Effect::none) << i;
+  // A Chana tray: every Vindaloo tray of the rack is slowed, none lost.
+  w.fail_part("rack0/chana2");
+  EXPECT_TRUE(w.rack_status().contains("slowed 128")) << w.rack_status().toStdString();
+  for (std::size_t i = 0; i < 16; ++i) EXPECT_EQ(rack->effects()[i], topology::Effect::slowed) << i;
 }
 
 }  // namespace
