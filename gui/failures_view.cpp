@@ -15,6 +15,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "gui/failure_text.hpp"
+#include "gui/palette.hpp"
 
 namespace racktwin::gui {
 namespace {
@@ -137,6 +138,7 @@ void FailuresView::show_outcome() {
       c->setMargins(QMargins(2, 2, 2, 2));
       c->layout()->setContentsMargins(0, 0, 0, 0);
       c->setBackgroundRoundness(0);
+      match_palette(c);
       charts_[i]->setChart(c);
     } else
       charts_[i]->setChart(new QChart);

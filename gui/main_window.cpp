@@ -21,6 +21,7 @@
 #include "charts/charts.hpp"
 #include "db/store.hpp"
 #include "gui/failure_text.hpp"
+#include "gui/palette.hpp"
 #include "gui/rack_view.hpp"
 
 namespace racktwin::gui {
@@ -98,6 +99,20 @@ MainWindow::MainWindow(const Catalog& catalog, std::string db_path, QWidget* par
   file->addAction("&Refresh runs", QKeySequence::Refresh, this, [this] { refresh_runs(); });
   file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::quit);
   QSettings settings("racktwin", "racktwin-gui");
+  auto* view = menuBar()->addMenu("&View");
+  for (int i = 0; i < tabs_->count(); ++i)  // Alt+1 .. Alt+6: the tabs
+    view->addAction(tabs_->tabText(i), QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)), this,
+                    [this, i] { tabs_->setCurrentIndex(i); });
+  view->addSeparator();
+  auto* dark = view->addAction("&Dark palette");
+  dark->setCheckable(true);
+  dark->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+  dark->setChecked(settings.value("dark", false).toBool());
+  apply_palette(dark->isChecked());
+  connect(dark, &QAction::toggled, this, [](bool on) {
+    apply_palette(on);
+    QSettings("racktwin", "racktwin-gui").setValue("dark", on);
+  });
   if (!restoreGeometry(settings.value("geometry").toByteArray())) resize(1366, 768);
   tabs_->setCurrentIndex(settings.value("tab", 0).toInt());
 }
@@ -271,7 +286,9 @@ void MainWindow::show_plan() {
   plan_status_->setText(q("Plan " + o->plan.name + " (" + o->plan.file + "), power basis " +
                           to_string(o->plan.basis) +
                           (o->plan_id ? ", stored as plan " + std::to_string(*o->plan_id) : "")));
-  plan_chart_->setChart(charts::stacked_bar_chart(app::mw_by_generation_chart(*o)).release());
+  QChart* chart = charts::stacked_bar_chart(app::mw_by_generation_chart(*o)).release();
+  match_palette(chart);
+  plan_chart_->setChart(chart);
   refresh_runs();
   emit planned();
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTabWidget>
@@ -14,6 +15,7 @@
 
 #include "charts/charts.hpp"
 #include "gui/main_window.hpp"
+#include "gui/palette.hpp"
 #include "scenarios/catalog_loader.hpp"
 
 namespace racktwin::gui {
@@ -136,6 +138,19 @@ TEST_F(Gui, RackElevation_ClickingAPartShowsItsBlastRadius) {
   w.fail_part("rack0/chana2");
   EXPECT_TRUE(w.rack_status().contains("slowed 128")) << w.rack_status().toStdString();
   for (std::size_t i = 0; i < 16; ++i) EXPECT_EQ(rack->effects()[i], topology::Effect::slowed) << i;
+}
+
+TEST_F(Gui, DarkPalette_DarkensTheWindowAndTheCharts_AndLightRestoresIt) {
+  apply_palette(true);
+  EXPECT_LT(QApplication::palette().color(QPalette::Window).lightness(), 80);
+  QChart chart;
+  match_palette(&chart);
+  EXPECT_EQ(chart.theme(), QChart::ChartThemeDark);
+  apply_palette(false);
+  EXPECT_GT(QApplication::palette().color(QPalette::Window).lightness(), 150);
+  QChart light;
+  match_palette(&light);
+  EXPECT_EQ(light.theme(), QChart::ChartThemeLight);
 }
 
 }  // namespace
