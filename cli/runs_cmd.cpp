@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
 #include "cli/table.hpp"
+#include "app/runs.hpp"
 #include "db/compare.hpp"
 #include "db/export.hpp"
 
@@ -154,25 +155,6 @@ int show_run(const RunsArgs& a) {
   return kExitOk;
 }
 
-// The metrics `runs compare` shows in its table (--json has them all).
-const std::vector<std::pair<std::string, std::string>> kHeadline{
-    {"total_tps_per_xpu", "tok/s/XPU"},
-    {"interactivity_tok_s_user", "tok/s/user"},
-    {"e2e_median_s", "E2E p50 s"},
-    {"tps_per_allin_provisioned_mw", "tok/s per all-in MW"}};
-
-// The failure metrics, when either run rehearsed failures.
-const std::vector<std::pair<std::string, std::string>> kFailureHeadline{
-    {"retried_requests", "retried"}, {"replica_down_s", "replica-down s"}, {"recovery_s", "recovery s"}};
-
-bool had_failures(const db::Comparison& c) {
-  for (const auto& p : c.points)
-    for (const auto& m : p.metrics)
-      for (const auto& [name, label] : kFailureHeadline)
-        if (m.name == name && (m.a.value_or(0) != 0 || m.b.value_or(0) != 0)) return true;
-  return false;
-}
-
 int compare_runs(const RunsArgs& a) {
   auto o = open_runs(a);
   if (!o) return o.error();
@@ -183,60 +165,11 @@ int compare_runs(const RunsArgs& a) {
     print_json(db::comparison_json(c));
     return kExitOk;
   }
-  fmt::print("run {} ('{}', seed {}) against run {} ('{}', seed {})\n\n", c.a.id, c.a.scenario_name,
-             c.a.seed, c.b.id, c.b.scenario_name, c.b.seed);
-  fmt::print("Run record: {}\n", c.fields.empty() ? "same scenario, seed, version, catalog and "
-                                                    "calibration"
-                                                  : "differences");
-  for (const auto& f : c.fields) fmt::print("  {}: {} -> {}\n", f.field, f.a, f.b);
-  fmt::print("\nScenario text: {}\n", c.scenario_diff.empty() ? "identical" : "differences");
-  for (const auto& l : c.scenario_diff) fmt::print("  {}\n", l);
-  if (!c.assumptions_only_a.empty() || !c.assumptions_only_b.empty()) {
-    fmt::print("\nAssumptions\n");
-    for (const auto& x : c.assumptions_only_a)
-      fmt::print("  only in run {}: {} {} {} = {}\n", c.a.id, x.entry_kind, x.entry_id, x.field,
-                 x.value);
-    for (const auto& x : c.assumptions_only_b)
-      fmt::print("  only in run {}: {} {} {} = {}\n", c.b.id, x.entry_kind, x.entry_id, x.field,
-                 x.value);
-  }
-  fmt::print(
-      "\nResults: {} points in both runs, {} only in run {}, {} only in run {}; {} differ in at "
-      "least one metric\n",
-      c.in_both, c.only_in_a, c.a.id, c.only_in_b, c.b.id, c.differing_points);
-  auto headline = kHeadline;
-  if (had_failures(c)) headline.insert(headline.end(), kFailureHeadline.begin(), kFailureHeadline.end());
-  std::vector<std::string> header{"point"};
-  for (const auto& [name, label] : headline) {
-    header.push_back(label + " " + std::to_string(c.a.id));
-    header.push_back(std::to_string(c.b.id));
-    header.push_back("change");
-  }
-  Table t(header);
+  for (const auto& line : app::comparison_lines(c)) fmt::print("{}\n", line);
+  const auto rows = app::comparison_table(c);
   std::vector<std::size_t> right;
-  for (std::size_t i = 1; i < header.size(); ++i) right.push_back(i);
-  for (const auto& p : c.points) {
-    std::vector<std::string> row{p.key.label()};
-    for (const auto& [name, label] : headline) {
-      const auto it = std::find_if(p.metrics.begin(), p.metrics.end(),
-                                   [&](const db::MetricDiff& m) { return m.name == name; });
-      const std::optional<double> va = it == p.metrics.end() ? std::nullopt : it->a;
-      const std::optional<double> vb = it == p.metrics.end() ? std::nullopt : it->b;
-      const int digits = name == "e2e_median_s" ? 3
-                         : name == "interactivity_tok_s_user" || name == "replica_down_s" ||
-                                 name == "recovery_s"
-                             ? 1
-                             : 0;
-      row.push_back(num(va, digits));
-      row.push_back(num(vb, digits));
-      std::string change = "-";
-      if (it != p.metrics.end() && it->relative())
-        change = it->differs() ? fmt::format("{:+.2f}%", *it->relative() * 100) : "same";
-      row.push_back(change);
-    }
-    t.add(row);
-  }
-  fmt::print("{}", t.render(right));
+  for (std::size_t i = 1; i < rows.front().size(); ++i) right.push_back(i);
+  fmt::print("{}", render_rows(rows, right));
   return kExitOk;
 }
 

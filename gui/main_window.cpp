@@ -19,6 +19,9 @@
 
 #include "app/catalog_views.hpp"
 #include "charts/charts.hpp"
+#include "app/plots.hpp"
+#include "app/runs.hpp"
+#include "db/compare.hpp"
 #include "db/store.hpp"
 #include "gui/failure_text.hpp"
 #include "gui/palette.hpp"
@@ -205,16 +208,100 @@ QWidget* MainWindow::runs_view() {
   auto* w = new QWidget(this);
   auto* layout = new QVBoxLayout(w);
   runs_status_ = new QLabel(w);
+  runs_status_->setWordWrap(true);
   auto* refresh = new QPushButton("Refresh", w);
   connect(refresh, &QPushButton::clicked, this, [this] { refresh_runs(); });
+  auto* compare = new QPushButton("Compare two", w);
+  compare->setToolTip("Select two runs (Ctrl+click) to see them side by side");
+  connect(compare, &QPushButton::clicked, this, [this] { compare_selected(); });
+  auto* exp = new QPushButton("Export CSV…", w);
+  connect(exp, &QPushButton::clicked, this, [this] {
+    const QString d = QFileDialog::getExistingDirectory(this, "Export the selected run into");
+    if (!d.isEmpty()) export_selected(d);
+  });
   auto* top = new QHBoxLayout;
   top->addWidget(runs_status_, 1);
+  top->addWidget(compare);
+  top->addWidget(exp);
   top->addWidget(refresh);
   layout->addLayout(top);
+  auto* split = new QSplitter(Qt::Vertical, w);
   runs_ = new RowsModel(w);
-  layout->addWidget(table_over(runs_, w));
+  runs_table_ = table_over(runs_, split);
+  runs_table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  auto* cmp = new QSplitter(Qt::Vertical, split);
+  comparison_text_ = new QTextBrowser(cmp);
+  comparison_text_->setPlaceholderText("Select two runs and press Compare two.");
+  comparison_ = new RowsModel(cmp);
+  cmp->addWidget(comparison_text_);
+  cmp->addWidget(table_over(comparison_, cmp));
+  split->addWidget(runs_table_);
+  split->addWidget(cmp);
+  layout->addWidget(split, 1);
   refresh_runs();
   return w;
+}
+
+std::vector<std::int64_t> MainWindow::selected_runs() const {
+  std::vector<std::int64_t> ids;
+  for (const auto& i : runs_table_->selectionModel()->selectedRows())
+    ids.push_back(std::stoll(runs_->rows()[static_cast<std::size_t>(i.row()) + 1].front()));
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+void MainWindow::select_runs(const std::vector<std::int64_t>& ids) {
+  runs_table_->clearSelection();
+  for (int r = 0; r < runs_->rowCount(); ++r)
+    for (auto id : ids)
+      if (runs_->index(r, 0).data().toString() == QString::number(id))
+        runs_table_->selectionModel()->select(runs_->index(r, 0), QItemSelectionModel::Select |
+                                                                      QItemSelectionModel::Rows);
+}
+
+void MainWindow::compare_selected() {
+  const auto ids = selected_runs();
+  if (ids.size() != 2) {
+    runs_status_->setText("Select exactly two runs to compare (Ctrl+click the second).");
+    return;
+  }
+  auto store = db::Store::open(db_path_, db::Store::Mode::existing);
+  if (!store) {
+    runs_status_->setText(q(store.error()));
+    return;
+  }
+  const auto a = store->load(ids[0], {.percentiles = false});
+  const auto b = store->load(ids[1], {.percentiles = false});
+  if (!a || !b) {
+    runs_status_->setText("A selected run is no longer in the database; refresh the list.");
+    return;
+  }
+  const db::Comparison c = db::compare(*a, *b);
+  QString text;
+  for (const auto& line : app::comparison_lines(c)) text += q(line) + "\n";
+  comparison_text_->setPlainText(text);
+  comparison_->set_rows(app::comparison_table(c));
+}
+
+void MainWindow::export_selected(const QString& dir) {
+  const auto ids = selected_runs();
+  if (ids.size() != 1) {
+    runs_status_->setText("Select one run to export.");
+    return;
+  }
+  auto store = db::Store::open(db_path_, db::Store::Mode::existing);
+  if (!store) {
+    runs_status_->setText(q(store.error()));
+    return;
+  }
+  const auto run = store->load(ids[0], {.percentiles = true, .timeseries = true});
+  if (!run) {
+    runs_status_->setText("The run is no longer in the database; refresh the list.");
+    return;
+  }
+  const auto files = app::export_csv(*run, dir.toStdString());
+  runs_status_->setText(files ? QString("Run %1 exported to %2 (%3 files)").arg(ids[0]).arg(dir).arg(files->size())
+                              : q("The export failed: " + files.error()));
 }
 
 void MainWindow::refresh_runs() {
@@ -296,6 +383,10 @@ void MainWindow::show_plan() {
 void MainWindow::show_rack() {
   tabs_->setCurrentIndex(0);
   system_tabs_->setCurrentIndex(1);
+}
+
+QString MainWindow::runs_status() const {
+  return runs_status_->text();
 }
 
 QString MainWindow::rack_status() const {

@@ -8,7 +8,9 @@
 #include <QMainWindow>
 #include <expected>
 #include <memory>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "app/plan.hpp"
 #include "core/catalog.hpp"
@@ -37,6 +39,14 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs() const { return tabs_; }
   RowsModel* systems_model() const { return systems_; }
   RowsModel* runs_model() const { return runs_; }
+  RowsModel* comparison_model() const { return comparison_; }
+  QString runs_status() const;
+  // The runs selected in the Runs view (ids, ascending); selects runs by id.
+  std::vector<std::int64_t> selected_runs() const;
+  void select_runs(const std::vector<std::int64_t>& ids);
+  // Compares the two selected runs (the `racktwin runs compare` content); exports one as CSV.
+  void compare_selected();
+  void export_selected(const QString& dir);
   RowsModel* plan_model() const { return plan_; }
   FailuresView* failures() const { return failures_; }
   RackView* rack() const { return rack_; }
@@ -70,6 +80,9 @@ class MainWindow : public QMainWindow {
   RowsModel* systems_ = nullptr;
   QTextBrowser* system_detail_ = nullptr;
   RowsModel* runs_ = nullptr;
+  QTableView* runs_table_ = nullptr;
+  QTextBrowser* comparison_text_ = nullptr;
+  RowsModel* comparison_ = nullptr;
   QLabel* runs_status_ = nullptr;
   RowsModel* plan_ = nullptr;
   QLabel* plan_status_ = nullptr;

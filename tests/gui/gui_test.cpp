@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "charts/charts.hpp"
+#include "app/run.hpp"
 #include "gui/main_window.hpp"
 #include "gui/palette.hpp"
 #include "scenarios/catalog_loader.hpp"
@@ -151,6 +152,32 @@ TEST_F(Gui, DarkPalette_DarkensTheWindowAndTheCharts_AndLightRestoresIt) {
   QChart light;
   match_palette(&light);
   EXPECT_EQ(light.theme(), QChart::ChartThemeLight);
+}
+
+TEST_F(Gui, Runs_CompareTwoSideBySide_AndExportOne) {
+  const std::string db = (dir / "r.db").string();
+  for (std::uint64_t seed : {1, 2}) {
+    app::RunRequest rq;
+    rq.scenario_file = std::string(RACKTWIN_SOURCE_DIR) + "/tests/sim/golden/small.yaml";
+    rq.db = db;
+    rq.seed = seed;
+    ASSERT_TRUE(app::run_scenario(catalog(), rq).has_value());
+  }
+  MainWindow w(catalog(), db);
+  QAbstractItemModelTester tester(w.comparison_model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  ASSERT_EQ(w.runs_model()->rowCount(), 2);
+  w.select_runs({1});
+  w.compare_selected();
+  EXPECT_TRUE(w.runs_status().contains("exactly two")) << w.runs_status().toStdString();
+  w.select_runs({1, 2});
+  ASSERT_EQ(w.selected_runs(), (std::vector<std::int64_t>{1, 2}));
+  w.compare_selected();
+  ASSERT_GE(w.comparison_model()->rowCount(), 1);
+  EXPECT_EQ(w.comparison_model()->headerData(1, Qt::Horizontal).toString(), "tok/s/XPU 1");
+  w.select_runs({2});
+  w.export_selected(QString::fromStdString((dir / "csv").string()));
+  EXPECT_TRUE(w.runs_status().contains("Run 2 exported")) << w.runs_status().toStdString();
+  EXPECT_TRUE(std::filesystem::exists(dir / "csv" / "points.csv"));
 }
 
 }  // namespace
