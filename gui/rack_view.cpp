@@ -103,8 +103,12 @@ void RackView::paintEvent(QPaintEvent*) {
   }
 }
 
+void RackView::click(QPoint p) {
+  if (auto i = slot_at(p)) emit part_clicked(QString::fromStdString(slot(*i).name));
+}
+
 void RackView::mousePressEvent(QMouseEvent* e) {
-  if (auto i = slot_at(e->pos())) emit part_clicked(QString::fromStdString(slot(*i).name));
+  if (e->button() == Qt::LeftButton) click(e->pos());
 }
 
 bool RackView::event(QEvent* e) {

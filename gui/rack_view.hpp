@@ -26,6 +26,8 @@ class RackView : public QWidget {
   // The slot under a point of the widget, if any (compute slots first, then host slots).
   std::optional<std::size_t> slot_at(QPoint p) const;
   QRect slot_rect(std::size_t slot) const;
+  // What a left click at `p` does: emits part_clicked for the slot there.
+  void click(QPoint p);
   QSize sizeHint() const override { return {640, 560}; }
 
  signals:
