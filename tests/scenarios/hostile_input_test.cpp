@@ -68,6 +68,14 @@ TEST(TraceLoader_Hostile, FileOfAnotherKind_ErrorsDoNotEchoItsText) {
   EXPECT_EQ(dump(t.error()).find("secret"), std::string::npos) << dump(t.error());
 }
 
+TEST(TraceLoader_Hostile, BlankTrace_IsAnErrorAtItsFirstLine) {
+  for (const std::string text : {"", "\n  \n\t\n"}) {
+    auto t = load_mooncake_trace_string(text, "t.jsonl");
+    ASSERT_FALSE(t.has_value());
+    EXPECT_NE(at_line(t.error(), 1, "the trace holds no request"), nullptr) << dump(t.error());
+  }
+}
+
 TEST(PointsLoader_Hostile, FileOfAnotherKind_ErrorsDoNotEchoItsText) {
   auto p = load_points_string("root:x:0:0:secret-text\nsecond line, also secret\n", "passwd",
                               shipped_catalog());
