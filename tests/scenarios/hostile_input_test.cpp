@@ -125,6 +125,21 @@ TEST(ScenarioLoader_Hostile, SecondYamlDocument_IsAnErrorWhereItStarts) {
   EXPECT_NE(d[0].hint.find("---"), std::string::npos) << d[0].hint;
 }
 
+// yaml-cpp 0.7's YAML::LoadAll returns empty documents without end on a ',' outside a list or a
+// mapping, taking memory until the machine has none.
+TEST(ScenarioLoader_Hostile, StrayCommaAtTheTop_IsALocatedSyntaxError) {
+  for (const std::string& text : std::vector<std::string>{",", kHead + ",\n", "[a], b\n",
+                                                          kHead + kWorkload + "concurrency: [1]\n---\n, x\n"}) {
+    auto d = scenario_errors(text);
+    ASSERT_EQ(d.size(), 1u) << text << "\n" << dump(d);
+    EXPECT_GE(d[0].where.line, 1) << dump(d);
+    EXPECT_NE(d[0].message.find("invalid YAML"), std::string::npos) << dump(d);
+  }
+  const auto d = scenario_errors(kHead + "  , x\n");
+  ASSERT_EQ(d.size(), 1u) << dump(d);
+  EXPECT_EQ(d[0].where.line, 4) << dump(d);
+}
+
 TEST(ScenarioLoader_Hostile, LeadingDocumentMarker_IsStillOneDocument) {
   auto sc = load_scenario_string("---\n" + kHead + kWorkload + "concurrency: [1]\n---\n",
                                  "inline.yaml", shipped_catalog());
