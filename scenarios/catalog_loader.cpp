@@ -1074,7 +1074,7 @@ std::expected<Catalog, Diagnostics> load_catalog_dir(const std::string& dir) {
   }
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
+    if (e.is_regular_file(ec) && e.path().extension() == ".yaml") files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) {
