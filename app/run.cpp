@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "app/locations.hpp"
 #include "calib/predict.hpp"
+#include "core/atomic_file.hpp"
 #include "core/perf/memory.hpp"
 #include "db/codec.hpp"
 #include "db/provenance.hpp"
@@ -183,6 +187,97 @@ void mark_failed(const BegunRun& run, const std::string& why) {
   }
 }
 
+// Points the results database could not store (the disk full, an I/O error, a lock held too long)
+// are kept in a file of JSON lines (db/codec.hpp) so that no simulation is lost: beside the
+// database, or in the temporary directory when that cannot be written either (it may be the same
+// full disk). The same command resumes the run and stores them without simulating them again.
+std::vector<std::string> kept_points_files(const std::string& db_path, std::int64_t run) {
+  namespace fs = std::filesystem;
+  const std::string name = "run" + std::to_string(run) + ".unstored.jsonl";
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(db_path, ec);
+  const std::string hash = db::content_hash(ec ? db_path : absolute.string());
+  const fs::path tmp = fs::temp_directory_path(ec);
+  return {db_path + "." + name,
+          (tmp / ("racktwin-" + hash.substr(hash.find(':') + 1) + "-" + name)).string()};
+}
+
+// The first line of a kept file: the run its points belong to.
+Json kept_header(const db::RunInfo& run) {
+  return {{"unstored_points_of_run",
+           {{"id", run.id}, {"scenario_hash", run.scenario_hash}, {"started_at", run.started_at}}}};
+}
+
+// Writes the points to the first of kept_points_files() that takes them whole: that file, or why
+// none did.
+std::expected<std::string, std::string> keep_points(const db::RunInfo& run,
+                                                    const std::string& db_path,
+                                                    const std::vector<db::StoredPoint>& points) {
+  const auto line = [](const Json& j) {
+    return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  };
+  std::string text = line(kept_header(run));
+  for (const auto& p : points) text += line(db::point_json(p));
+  std::string why;
+  for (const auto& f : kept_points_files(db_path, run.id)) {
+    auto written = write_file_atomically(f, text);
+    if (written) return f;
+    why += (why.empty() ? "" : "; ") + written.error();
+  }
+  return std::unexpected(why);
+}
+
+// Stores the points an earlier attempt of `run` kept in a file (those of the sweep's `points` not
+// in `done`, which gains them) and removes the file; a file of another run is left alone. Returns
+// the files read, for the note.
+std::vector<std::string> store_kept_points(db::Store& store, const db::RunInfo& run,
+                                           const std::string& db_path, std::size_t points,
+                                           std::set<std::int64_t>& done) {
+  std::vector<std::string> read;
+  for (const auto& f : kept_points_files(db_path, run.id)) {
+    std::ifstream in(f, std::ios::binary);
+    std::string line;
+    if (!in || !std::getline(in, line)) continue;
+    const auto header = Json::parse(line, nullptr, false);
+    if (header.is_discarded() || header != kept_header(run)) continue;
+    std::vector<db::StoredPoint> kept;
+    while (std::getline(in, line)) {
+      const auto j = Json::parse(line, nullptr, false);
+      if (j.is_discarded()) continue;
+      auto p = db::point_from_json(j);
+      if (!p || p->index < 0 || static_cast<std::size_t>(p->index) >= points ||
+          !done.insert(p->index).second)
+        continue;
+      kept.push_back(std::move(*p));
+    }
+    if (!kept.empty()) store.add_stored(run.id, kept);
+    std::error_code ec;
+    std::filesystem::remove(f, ec);
+    read.push_back(f);
+  }
+  return read;
+}
+
+// The error of a run whose database failed (`why`) with `unstored` points not stored: they are
+// kept in a file when one can be written, and the run is marked failed when the database still
+// takes that.
+RunError not_stored(const BegunRun& begun, const db::RunInfo& run, std::size_t points,
+                    const std::string& why, const std::vector<db::StoredPoint>& unstored,
+                    const std::optional<std::string>& job_error) {
+  std::string message = "the results database " + begun.db_path + " could not store " +
+                        std::to_string(unstored.size()) + " of the " + std::to_string(points) +
+                        " points of run " + std::to_string(begun.id) + " (" + why + ")";
+  if (auto kept = keep_points(run, begun.db_path, unstored))
+    message += "; they are kept in " + *kept + ": make room and run the same command, which " +
+               "stores them in run " + std::to_string(begun.id) + " without simulating them again";
+  else
+    message += ", and no file could keep them (" + kept.error() +
+               "): make room and run the same command to simulate them again";
+  if (job_error) message += "; the simulation failed too: " + *job_error;
+  mark_failed(begun, message);
+  return runtime_error(message, begun.id);
+}
+
 std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequest& rq,
                                                const RunHooks& hooks,
                                                std::optional<BegunRun>& begun) {
@@ -224,10 +319,16 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
     out.run_id = *old;
     store->reopen_run(out.run_id);
     for (auto i : store->point_indices(out.run_id)) done.insert(i);
+    if (auto run = store->info(out.run_id))
+      for (const auto& f : store_kept_points(*store, *run, out.db_path, specs->size(), done))
+        if (hooks.note)
+          hooks.note("run " + std::to_string(out.run_id) +
+                     ": stored the points the database could not take before, from " + f);
   } else {
     out.run_id = store->begin_run(info, db::assumptions_of(cat, *specs));
   }
   begun = BegunRun{out.db_path, out.run_id, start};
+  const db::RunInfo record = store->info(out.run_id).value_or(info);
 
   JobOptions jo = rq.job;
   jo.fuse = rq.fuse;
@@ -240,8 +341,25 @@ std::expected<RunOutcome, RunError> run_stages(const Catalog& cat, const RunRequ
     hooks.note("resuming run " + std::to_string(out.run_id) + ": " + std::to_string(out.resumed) +
                " of " + std::to_string(specs->size()) + " points already stored, simulating " +
                std::to_string(out.simulated));
-  auto ran = job.run({[&](std::vector<db::StoredPoint> pts) { store->add_stored(out.run_id, pts); },
-                      hooks.progress});
+  // Each group's points as it finishes. Once the database fails, the points are kept in memory
+  // and the simulation goes on, so that every simulated point reaches a file (not_stored()).
+  std::vector<db::StoredPoint> unstored;
+  std::string store_failure;
+  auto store_group = [&](std::vector<db::StoredPoint> pts) {
+    if (store_failure.empty()) {
+      try {
+        store->add_stored(out.run_id, pts);
+        return;
+      } catch (const std::exception& e) {
+        store_failure = e.what();
+      }
+    }
+    std::move(pts.begin(), pts.end(), std::back_inserter(unstored));
+  };
+  auto ran = job.run({store_group, hooks.progress});
+  if (!store_failure.empty())
+    return std::unexpected(not_stored(*begun, record, specs->size(), store_failure, unstored,
+                                      ran ? std::nullopt : std::optional(ran.error())));
   if (!ran) {
     if (!finished) store->finish_run(out.run_id, seconds_since(start), ran.error());
     return std::unexpected(runtime_error(ran.error(), out.run_id));

@@ -195,7 +195,8 @@ struct Loader {
     for (std::size_t i = 0; i < list.size(); ++i) f(list[i], yaml::index_path(path, i));
   }
 
-  void read_file(const std::string& file);
+  // One file's text; `file` names it in messages and in Catalog::files.
+  void read_text(const std::string& file, const std::string& text);
   void read_source(Context& ctx, const YAML::Node& n, const std::string& path);
   void read_format(Context& ctx, const YAML::Node& n, const std::string& path);
   void read_chip(Context& ctx, const YAML::Node& n, const std::string& path);
@@ -255,9 +256,9 @@ std::optional<std::string> read_id(Context& ctx, MapReader& m) {
   return id;
 }
 
-void Loader::read_file(const std::string& file) {
+void Loader::read_text(const std::string& file, const std::string& text) {
   Context ctx(file);
-  auto root = yaml::load_file(ctx, file);
+  auto root = yaml::load_string(ctx, text);
   if (root) {
     if (root->IsNull()) {
       ctx.error(SourceLocation{file, 1, 1}, "", "the file is empty",
@@ -1033,16 +1034,34 @@ void Loader::resolve() {
 
 }  // namespace
 
-std::expected<Catalog, Diagnostics> load_catalog_files(const std::vector<std::string>& files) {
+std::expected<Catalog, Diagnostics> load_catalog_strings(const std::vector<CatalogText>& texts) {
   Loader loader;
-  if (files.empty()) {
+  if (texts.empty()) {
     return std::unexpected(Diagnostics{
         Diagnostic{{}, "", "no catalog files given", "point --catalog at scenarios/catalog"}});
   }
-  for (const auto& f : files) loader.read_file(f);
+  for (const auto& t : texts) loader.read_text(t.name, t.text);
   loader.resolve();
   if (!loader.diagnostics.empty()) return std::unexpected(std::move(loader.diagnostics));
   return std::move(loader.catalog);
+}
+
+std::expected<Catalog, Diagnostics> load_catalog_files(const std::vector<std::string>& files) {
+  std::vector<CatalogText> texts;
+  Diagnostics unreadable;
+  for (const auto& f : files) {
+    auto text = yaml::read_text_file(f, "the catalog file");
+    if (text)
+      texts.push_back({f, std::move(*text)});
+    else
+      unreadable.insert(unreadable.end(), text.error().begin(), text.error().end());
+  }
+  if (unreadable.empty()) return load_catalog_strings(texts);
+  // The files that could not be read, then the problems of those that were.
+  if (!texts.empty())
+    if (auto catalog = load_catalog_strings(texts); !catalog)
+      unreadable.insert(unreadable.end(), catalog.error().begin(), catalog.error().end());
+  return std::unexpected(std::move(unreadable));
 }
 
 std::expected<Catalog, Diagnostics> load_catalog_dir(const std::string& dir) {
@@ -1055,7 +1074,7 @@ std::expected<Catalog, Diagnostics> load_catalog_dir(const std::string& dir) {
   }
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
+    if (e.is_regular_file(ec) && e.path().extension() == ".yaml") files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) {

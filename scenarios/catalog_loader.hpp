@@ -18,6 +18,14 @@ namespace racktwin {
 
 std::expected<Catalog, Diagnostics> load_catalog_files(const std::vector<std::string>& files);
 
+// The text of one catalog file and the name used for it in messages and in Catalog::files.
+struct CatalogText {
+  std::string name;
+  std::string text;
+};
+// The same from texts, in the order given.
+std::expected<Catalog, Diagnostics> load_catalog_strings(const std::vector<CatalogText>& texts);
+
 // Every *.yaml file directly inside `dir`, in name order.
 std::expected<Catalog, Diagnostics> load_catalog_dir(const std::string& dir);
 

@@ -170,7 +170,8 @@ class PlanReader {
     w.where = ctx_.location(m.node());
     if (auto s = m.string("scenario", true)) {
       w.scenario = fs::path(*s).is_absolute() ? *s : (fs::path(base_dir_) / *s).lexically_normal().string();
-      if (!fs::exists(w.scenario))
+      std::error_code ec;  // a name too long for the file system is a file that is not there
+      if (!fs::exists(w.scenario, ec))
         ctx_.error(m.get("scenario"), m.child("scenario"), "no scenario file " + w.scenario,
                    "the path is relative to the plan file");
     }

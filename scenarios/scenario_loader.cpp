@@ -241,7 +241,13 @@ std::optional<Workload> read_trace(Context& ctx, MapReader& m, Workload w) {
   t.file = fp.lexically_normal().string();
   auto reqs = load_mooncake_trace(t.file, max_requests ? static_cast<int>(*max_requests) : 0);
   if (!reqs) {
-    for (auto& d : reqs.error()) ctx.diagnostics().push_back(d);
+    for (auto& d : reqs.error()) {
+      // A problem of the whole file (it cannot be opened) is placed at the key that names it.
+      if (d.where.line == 0)
+        ctx.error(m.get("file"), m.child("file"), d.message + " '" + t.file + "'", d.hint);
+      else
+        ctx.diagnostics().push_back(d);
+    }
     return std::nullopt;
   }
   if (t.warmup_requests >= static_cast<int>(reqs->size())) {

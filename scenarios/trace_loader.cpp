@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 namespace racktwin {
@@ -127,30 +128,38 @@ class LineReader {
 
 }  // namespace
 
-std::expected<std::vector<TraceRequest>, Diagnostics> load_mooncake_trace(const std::string& path,
-                                                                          int max_requests) {
-  std::ifstream in(path);
-  if (!in)
-    return std::unexpected(Diagnostics{Diagnostic{
-        {path, 0, 0}, "", "cannot open the trace file", "check the workload's 'file' path"}});
+std::expected<std::vector<TraceRequest>, Diagnostics> load_mooncake_trace_string(
+    const std::string& text, const std::string& name, int max_requests) {
   std::vector<TraceRequest> out;
   Diagnostics errors;
-  LineReader reader(path, errors);
-  std::string text;
-  for (int line = 1; std::getline(in, text); ++line) {
-    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+  LineReader reader(name, errors);
+  std::istringstream in(text);
+  std::string line_text;
+  for (int line = 1; std::getline(in, line_text); ++line) {
+    if (line_text.find_first_not_of(" \t\r") == std::string::npos) continue;
     if (max_requests > 0 && static_cast<int>(out.size()) >= max_requests) break;
-    if (auto r = reader.read(text, line)) out.push_back(std::move(*r));
+    if (auto r = reader.read(line_text, line)) out.push_back(std::move(*r));
   }
   if (!errors.empty()) return std::unexpected(std::move(errors));
   if (out.empty())
     return std::unexpected(
-        Diagnostics{Diagnostic{{path, 0, 0}, "", "the trace holds no request", ""}});
+        Diagnostics{Diagnostic{{name, 1, 0}, "", "the trace holds no request", ""}});
   // Times count from the first request, whatever the trace's origin (epoch milliseconds included).
   double origin = out.front().timestamp_s;
   for (const auto& r : out) origin = std::min(origin, r.timestamp_s);
   for (auto& r : out) r.timestamp_s -= origin;
   return out;
+}
+
+std::expected<std::vector<TraceRequest>, Diagnostics> load_mooncake_trace(const std::string& path,
+                                                                          int max_requests) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::unexpected(Diagnostics{Diagnostic{
+        {path, 0, 0}, "", "cannot open the trace file", "check the workload's 'file' path"}});
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_mooncake_trace_string(text.str(), path, max_requests);
 }
 
 }  // namespace racktwin

@@ -18,4 +18,8 @@ namespace racktwin {
 std::expected<std::vector<TraceRequest>, Diagnostics> load_mooncake_trace(const std::string& path,
                                                                           int max_requests = 0);
 
+// The same for the text of a trace; `name` is used in messages in place of a file name.
+std::expected<std::vector<TraceRequest>, Diagnostics> load_mooncake_trace_string(
+    const std::string& text, const std::string& name, int max_requests = 0);
+
 }  // namespace racktwin

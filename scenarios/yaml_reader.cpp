@@ -1,11 +1,14 @@
 #include "scenarios/yaml_reader.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
+
+#include <yaml-cpp/eventhandler.h>
 
 namespace racktwin::yaml {
 namespace {
@@ -40,23 +43,89 @@ SourceLocation mark_location(const std::string& file, const YAML::Mark& m) {
   return loc;
 }
 
-// The one document of `text`. A file holding more (after a '---' separator) is an error at the
-// first extra document: its content would otherwise be ignored without a word.
-std::optional<YAML::Node> single_document(Context& ctx, const std::vector<YAML::Node>& docs) {
-  for (std::size_t i = 1; i < docs.size(); ++i)
-    if (docs[i].IsDefined() && !docs[i].IsNull()) {
-      ctx.error(docs[i], "",
+// The root of each document of a YAML stream as the parser reads it: where it is and whether it
+// holds anything (a null root is an empty document).
+class DocumentRoots : public YAML::EventHandler {
+ public:
+  struct Root {
+    YAML::Mark mark;
+    bool content = false;
+  };
+  const std::optional<Root>& last() const { return last_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {
+    root_pending_ = true;
+    last_.reset();
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { root(m, false); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { root(m, true); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    root(m, true);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    root(m, true);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    root(m, true);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void root(const YAML::Mark& m, bool content) {
+    if (!root_pending_) return;
+    root_pending_ = false;
+    last_ = Root{m, content};
+  }
+  bool root_pending_ = false;
+  std::optional<Root> last_;
+};
+
+// Checks that `text` holds one YAML document, reporting a second one with content (after a '---'
+// separator: it would otherwise be ignored without a word) and a parser that stops moving. Every
+// document the parser reads starts past the previous one; yaml-cpp 0.7 (jbeder/yaml-cpp#1040)
+// returns empty documents at the same place without end on a stray ',' outside a list or mapping,
+// so YAML::LoadAll fills the memory.
+bool single_document(Context& ctx, const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentRoots roots;
+  std::optional<YAML::Mark> previous;
+  for (std::size_t document = 0; parser.HandleNextDocument(roots); ++document) {
+    const auto& root = roots.last();
+    // More documents than bytes, or a root that does not start past the previous one: the
+    // parser no longer moves (a document takes at least one byte of the text).
+    if (document > text.size() || (root && previous && root->mark.pos <= previous->pos)) {
+      const YAML::Mark at = root ? root->mark : previous.value_or(YAML::Mark());
+      const auto pos = static_cast<std::size_t>(std::max(at.pos, 0));
+      const bool comma = pos < text.size() && text[pos] == ',';
+      ctx.error(mark_location(ctx.file(), at), "",
+                comma ? "invalid YAML: a ',' outside a [ ] list or a { } mapping"
+                      : "invalid YAML: the parser cannot read past this point",
+                "fix the syntax at this line");
+      return false;
+    }
+    if (!root) continue;
+    if (document > 0 && root->content) {
+      ctx.error(mark_location(ctx.file(), root->mark), "",
                 "a second YAML document starts here (after a '---' separator); racktwin reads "
                 "one document per file",
                 "remove the '---' line, or move what follows it into a file of its own");
-      return std::nullopt;
+      return false;
     }
-  return docs.empty() ? YAML::Node() : docs.front();
+    previous = root->mark;
+  }
+  return true;
 }
 
 std::optional<YAML::Node> parse(Context& ctx, const std::string& text) {
   try {
-    return single_document(ctx, YAML::LoadAll(text));
+    if (!single_document(ctx, text)) return std::nullopt;
+    return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     ctx.error(mark_location(ctx.file(), e.mark), "", "invalid YAML: " + e.msg,
               "fix the syntax at this line; indentation must use spaces");
@@ -118,15 +187,6 @@ void Context::error(const YAML::Node& at, std::string path, std::string message,
 void Context::error(SourceLocation where, std::string path, std::string message, std::string hint) {
   diagnostics_.push_back(
       Diagnostic{std::move(where), std::move(path), std::move(message), std::move(hint)});
-}
-
-std::optional<YAML::Node> load_file(Context& ctx, const std::string& path) {
-  auto text = read_text_file(path, "the file");
-  if (!text) {
-    for (auto& d : text.error()) ctx.diagnostics().push_back(std::move(d));
-    return std::nullopt;
-  }
-  return load_string(ctx, *text);
 }
 
 std::optional<YAML::Node> load_string(Context& ctx, const std::string& text) {

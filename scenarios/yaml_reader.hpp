@@ -42,8 +42,7 @@ class Context {
 std::expected<std::string, Diagnostics> read_text_file(const std::string& path,
                                                        const std::string& what);
 
-// Loads a YAML file; a syntax error or an unreadable file becomes a diagnostic.
-std::optional<YAML::Node> load_file(Context& ctx, const std::string& path);
+// Parses YAML text; a syntax error becomes a diagnostic.
 std::optional<YAML::Node> load_string(Context& ctx, const std::string& text);
 
 std::string join_path(std::string_view parent, std::string_view key);

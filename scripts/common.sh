@@ -4,6 +4,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${RACKTWIN_BUILD_DIR:-$ROOT/build}"
+SANITIZE_BUILD_DIR="${RACKTWIN_SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}"
 
 # The one list of Debian 12 packages racktwin builds and tests with (see DEVELOPERS.md).
 PACKAGES=(
@@ -40,6 +41,16 @@ configure_and_build() {
   [ -f "$BUILD_DIR/CMakeCache.txt" ] || gen=(-G Ninja)
   cmake -S "$ROOT" -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE="${RACKTWIN_BUILD_TYPE:-RelWithDebInfo}" >/dev/null
   cmake --build "$BUILD_DIR" --parallel "${RACKTWIN_JOBS:-$(nproc)}"
+}
+
+# The sanitizer suite (tests/CMakeLists.txt) with AddressSanitizer and UndefinedBehaviorSanitizer,
+# in a build directory of its own.
+configure_and_build_sanitized() {
+  local gen=()
+  [ -f "$SANITIZE_BUILD_DIR/CMakeCache.txt" ] || gen=(-G Ninja)
+  cmake -S "$ROOT" -B "$SANITIZE_BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE="${RACKTWIN_BUILD_TYPE:-RelWithDebInfo}" \
+    -DRACKTWIN_SANITIZE=ON >/dev/null
+  cmake --build "$SANITIZE_BUILD_DIR" --parallel "${RACKTWIN_JOBS:-$(nproc)}" --target sanitizer_suite
 }
 
 # Open MPI refuses to run as root and to start more ranks than cores unless told; CI runs as root on

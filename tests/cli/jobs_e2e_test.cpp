@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -115,6 +116,60 @@ TEST_F(Jobs, KilledHalfway_TheSameCommandSimulatesOnlyTheMissingPoints_SameBytes
   const auto again = run("run " + kSmall + " --json --jobs 1 --db " + killed_db);
   EXPECT_EQ(again.err.find("resuming"), std::string::npos) << again.err;
   EXPECT_EQ(again.out, whole.out);
+}
+
+// The disk fills while the run stores its points: `ulimit -f` caps every file the run writes at
+// nine tenths of the size of the whole run's database (SIGXFSZ ignored, so a write past the cap
+// fails as on a full disk; the write-ahead log passes the cap before the last groups are stored,
+// while the JSON lines of the points left over stay below it). The points the database cannot take are kept in a file, the command fails, and the
+// same command once there is room stores them without simulating them again: the same bytes as a
+// run that never ran out of room.
+TEST_F(Jobs, DiskFullWhileStoring_KeepsThePoints_AndTheSameCommandStoresThem) {
+  const std::string args = "run " + kSmall + " --json --jobs 1 --db ";
+  const auto whole = run(args + db("whole.db") + " --quiet");
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const auto cap_blocks = fs::file_size(db("whole.db")) * 9 / 10 / 512;  // dash: 512-byte blocks
+
+  const std::string full_db = db("full.db");
+  const auto full =
+      run(args + full_db, "trap '' XFSZ; ulimit -f " + std::to_string(cap_blocks) + "; ");
+  EXPECT_EQ(full.exit_code, 1) << full.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      full.err, m,
+      std::regex("could not store (\\d+) of the 20 points of run 1 \\([^)]+\\); they are kept "
+                 "in (\\S+): ")))
+      << full.err;
+  const int kept = std::stoi(m[1]);
+  const std::string kept_file = m[2];
+  EXPECT_GT(kept, 0);
+  EXPECT_EQ(stored_points(full_db) + kept, 20) << "every point is stored or kept";
+  {
+    std::ifstream in(kept_file);
+    std::string line;
+    int lines = 0;
+    while (std::getline(in, line)) {
+      const auto j = nlohmann::json::parse(line);
+      if (lines++ == 0)
+        EXPECT_EQ(j["unstored_points_of_run"]["id"], 1) << line.substr(0, 200);
+      else
+        EXPECT_TRUE(j.contains("metrics") && j.contains("index")) << line.substr(0, 200);
+    }
+    EXPECT_EQ(lines, 1 + kept);
+  }
+
+  const auto resumed = run(args + full_db);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("stored the points the database could not take before, from " +
+                             kept_file),
+            std::string::npos)
+      << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming run 1: 20 of 20 points already stored, simulating 0"),
+            std::string::npos)
+      << resumed.err;
+  EXPECT_FALSE(fs::exists(kept_file));
+  EXPECT_EQ(stored_points(full_db), 20);
+  EXPECT_EQ(resumed.out, whole.out);
 }
 
 }  // namespace

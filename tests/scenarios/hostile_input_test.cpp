@@ -68,6 +68,14 @@ TEST(TraceLoader_Hostile, FileOfAnotherKind_ErrorsDoNotEchoItsText) {
   EXPECT_EQ(dump(t.error()).find("secret"), std::string::npos) << dump(t.error());
 }
 
+TEST(TraceLoader_Hostile, BlankTrace_IsAnErrorAtItsFirstLine) {
+  for (const std::string text : {"", "\n  \n\t\n"}) {
+    auto t = load_mooncake_trace_string(text, "t.jsonl");
+    ASSERT_FALSE(t.has_value());
+    EXPECT_NE(at_line(t.error(), 1, "the trace holds no request"), nullptr) << dump(t.error());
+  }
+}
+
 TEST(PointsLoader_Hostile, FileOfAnotherKind_ErrorsDoNotEchoItsText) {
   auto p = load_points_string("root:x:0:0:secret-text\nsecond line, also secret\n", "passwd",
                               shipped_catalog());
@@ -115,6 +123,21 @@ TEST(ScenarioLoader_Hostile, SecondYamlDocument_IsAnErrorWhereItStarts) {
   EXPECT_EQ(d[0].where.line, 8);
   EXPECT_NE(d[0].message.find("a second YAML document"), std::string::npos) << d[0].message;
   EXPECT_NE(d[0].hint.find("---"), std::string::npos) << d[0].hint;
+}
+
+// yaml-cpp 0.7's YAML::LoadAll returns empty documents without end on a ',' outside a list or a
+// mapping, taking memory until the machine has none.
+TEST(ScenarioLoader_Hostile, StrayCommaAtTheTop_IsALocatedSyntaxError) {
+  for (const std::string& text : std::vector<std::string>{",", kHead + ",\n", "[a], b\n",
+                                                          kHead + kWorkload + "concurrency: [1]\n---\n, x\n"}) {
+    auto d = scenario_errors(text);
+    ASSERT_EQ(d.size(), 1u) << text << "\n" << dump(d);
+    EXPECT_GE(d[0].where.line, 1) << dump(d);
+    EXPECT_NE(d[0].message.find("invalid YAML"), std::string::npos) << dump(d);
+  }
+  const auto d = scenario_errors(kHead + "  , x\n");
+  ASSERT_EQ(d.size(), 1u) << dump(d);
+  EXPECT_EQ(d[0].where.line, 4) << dump(d);
 }
 
 TEST(ScenarioLoader_Hostile, LeadingDocumentMarker_IsStillOneDocument) {

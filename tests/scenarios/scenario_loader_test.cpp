@@ -366,8 +366,13 @@ TEST(ScenarioLoader_Trace, RelativeFile_ResolvesBesideTheScenario_AndMissingFile
       "workloads: [{kind: trace, file: /nonexistent/trace.jsonl}]\n",
       "inline.yaml", test::shipped_catalog());
   ASSERT_FALSE(bad.has_value());
-  EXPECT_NE(test::find_diag(bad.error(), "cannot open the trace file"), nullptr)
-      << test::dump(bad.error());
+  const Diagnostic* d = test::find_diag(bad.error(), "cannot open the trace file");
+  ASSERT_NE(d, nullptr) << test::dump(bad.error());
+  // At the key that names the file, with the path resolved.
+  EXPECT_EQ(d->where.file, "inline.yaml");
+  EXPECT_EQ(d->where.line, 4);
+  EXPECT_EQ(d->path, "workloads[0].file");
+  EXPECT_NE(d->message.find("/nonexistent/trace.jsonl"), std::string::npos) << d->message;
 }
 
 }  // namespace
