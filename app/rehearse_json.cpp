@@ -274,9 +274,9 @@ std::vector<std::vector<std::string>> RehearsalOutcome::summary_table() const {
 
 std::vector<std::vector<std::string>> RehearsalOutcome::class_table() const {
   const auto& e = outcome;
-  const bool jobs = !rehearsal.serving;
+  const bool job_mode = !rehearsal.serving;
   std::vector<std::string> head{"class", "tier", "failures"};
-  if (jobs)
+  if (job_mode)
     head.push_back("interruptions");
   else
     for (const char* h : {"spares at start", "used", "fewest in pool", "mean recovery"}) head.push_back(h);
@@ -285,7 +285,7 @@ std::vector<std::vector<std::string>> RehearsalOutcome::class_table() const {
     const auto& k = e.classes[c];
     const RepairTier tier = rehearsal.classes[c].tier;
     std::vector<std::string> row{to_string(kAllPartClasses[c]), to_string(tier), std::to_string(k.failures)};
-    if (jobs) {
+    if (job_mode) {
       row.push_back(std::to_string(k.interruptions));
       rows.push_back(std::move(row));
       continue;

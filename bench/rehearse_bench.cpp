@@ -13,25 +13,15 @@
 #include <vector>
 
 #include "app/rehearse.hpp"
-#include "scenarios/catalog_loader.hpp"
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-}  // namespace
+#include "bench/support.hpp"
 
 int main(int argc, char** argv) {
   using namespace racktwin;
+  using bench::seconds_since;
   const std::string src = RACKTWIN_SOURCE_DIR;
   const std::string file = argc > 1 ? argv[1] : src + "/scenarios/rehearsals/jalapeno-100mw-month.yaml";
-  auto cat = load_catalog_dir(src + "/scenarios/catalog");
-  if (!cat) {
-    std::fprintf(stderr, "the catalog does not load\n");
-    return 1;
-  }
+  auto cat = bench::shipped_catalog();
+  if (!cat) return 1;
   app::RehearseRequest rq;
   rq.file = file;
   rq.db = "/tmp/racktwin-rehearse-bench-" + std::to_string(::getpid()) + ".db";

@@ -442,23 +442,13 @@ const PlanDefaults& plan_defaults() {
 std::expected<Plan, Diagnostics> load_plan_string(const std::string& text, const std::string& name,
                                                   const std::string& base_dir,
                                                   const Catalog& catalog) {
-  Context ctx(name);
-  auto root = yaml::load_string(ctx, text);
-  if (!root) return std::unexpected(ctx.diagnostics());
-  if (root->IsNull()) {
-    ctx.error(SourceLocation{name, 1, 1}, "", "the plan file is empty",
-              "docs/plan.md shows a complete plan");
-    return std::unexpected(ctx.diagnostics());
-  }
-  MapReader top(ctx, *root, "");
-  if (!top.ok()) return std::unexpected(ctx.diagnostics());
-  Plan p;
-  p.file = name;
-  p.text = text;
-  PlanReader(ctx, catalog, base_dir).read(top, p);
-  top.finish();
-  if (!ctx.ok()) return std::unexpected(ctx.diagnostics());
-  return p;
+  return yaml::read_document<Plan>(text, name, "plan", "docs/plan.md", [&](Context& ctx, MapReader& top) {
+    Plan p;
+    p.file = name;
+    p.text = text;
+    PlanReader(ctx, catalog, base_dir).read(top, p);
+    return p;
+  });
 }
 
 std::expected<Plan, Diagnostics> load_plan_file(const std::string& path, const Catalog& catalog) {

@@ -133,7 +133,7 @@ class RehearsalReader {
                  "the time series would hold more than 200,000 samples",
                  "sample less often, e.g. sample_every: 1 h");
     if (top.has("serving")) r.serving = read_serving(top);
-    if (top.has("jobs")) r.jobs = read_jobs(top, r);
+    if (top.has("jobs")) r.jobs = read_jobs(top);
     if (r.serving && r.jobs)
       ctx_.error(top.get("jobs"), top.child("jobs"), "a rehearsal is of serving or of jobs, not both",
                  "keep serving: for a service, jobs: for training-like jobs");
@@ -213,7 +213,7 @@ class RehearsalReader {
     t.finish();
   }
 
-  RehearsalJobs read_jobs(MapReader& top, const Rehearsal& r) {
+  RehearsalJobs read_jobs(MapReader& top) {
     RehearsalJobs j;
     MapReader m(ctx_, top.get("jobs"), top.child("jobs"));
     j.where = ctx_.location(m.node());
@@ -232,7 +232,6 @@ class RehearsalReader {
     }
     if (auto v = m.integer("replications", false, 1, 1000)) j.replications = static_cast<int>(*v);
     m.finish();
-    (void)r;
     return j;
   }
 
@@ -326,23 +325,14 @@ std::expected<Rehearsal, Diagnostics> load_rehearsal_string(const std::string& t
                                                             const std::string& name,
                                                             const std::string& base_dir,
                                                             const Catalog& catalog) {
-  Context ctx(name);
-  auto root = yaml::load_string(ctx, text);
-  if (!root) return std::unexpected(ctx.diagnostics());
-  if (root->IsNull()) {
-    ctx.error(SourceLocation{name, 1, 1}, "", "the rehearsal file is empty",
-              "docs/failures.md shows a complete rehearsal");
-    return std::unexpected(ctx.diagnostics());
-  }
-  MapReader top(ctx, *root, "");
-  if (!top.ok()) return std::unexpected(ctx.diagnostics());
-  Rehearsal r;
-  r.file = name;
-  r.text = text;
-  RehearsalReader(ctx, catalog, base_dir).read(top, r);
-  top.finish();
-  if (!ctx.ok()) return std::unexpected(ctx.diagnostics());
-  return r;
+  return yaml::read_document<Rehearsal>(
+      text, name, "rehearsal", "docs/failures.md", [&](Context& ctx, MapReader& top) {
+        Rehearsal r;
+        r.file = name;
+        r.text = text;
+        RehearsalReader(ctx, catalog, base_dir).read(top, r);
+        return r;
+      });
 }
 
 std::expected<Rehearsal, Diagnostics> load_rehearsal_file(const std::string& path,

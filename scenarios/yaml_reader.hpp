@@ -112,4 +112,27 @@ class MapReader {
   std::set<std::string, std::less<>> known_;
 };
 
+// Parses `text` (named `name` in messages) as one YAML mapping and hands its reader to `read`,
+// which returns the value; every problem found is returned instead. An empty file is an error
+// naming `what` ("plan") and the page `docs` that shows a complete one.
+template <class T, class Read>
+std::expected<T, Diagnostics> read_document(const std::string& text, const std::string& name,
+                                            const std::string& what, const std::string& docs,
+                                            Read&& read) {
+  Context ctx(name);
+  auto root = load_string(ctx, text);
+  if (!root) return std::unexpected(ctx.diagnostics());
+  if (root->IsNull()) {
+    ctx.error(SourceLocation{name, 1, 1}, "", "the " + what + " file is empty",
+              docs + " shows a complete " + what);
+    return std::unexpected(ctx.diagnostics());
+  }
+  MapReader top(ctx, *root, "");
+  if (!top.ok()) return std::unexpected(ctx.diagnostics());
+  T value = read(ctx, top);
+  top.finish();
+  if (!ctx.ok()) return std::unexpected(ctx.diagnostics());
+  return value;
+}
+
 }  // namespace racktwin::yaml
