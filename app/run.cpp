@@ -1,5 +1,7 @@
 #include "app/run.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -122,6 +124,15 @@ std::optional<BudgetFit> budget_fit(const Catalog& cat, const std::string& syste
   return f;
 }
 
+// An overloaded point: its layout, its load and how fast its queue grows.
+std::string overload_text(const sim::PointResult& p) {
+  const auto rate = sim::rate_of(p.spec.arrivals);
+  return fmt::format("{} at {} ({:.0f}% of arrivals left in flight)", p.spec.layout.label(),
+                     rate ? fmt::format("{:g} req/s", *rate) : std::string("the trace's arrivals"),
+                     100 * p.queue_growth);
+}
+
+// The group's failures and overloaded points.
 void add_failures(const std::vector<sim::PointResult>& results, SummaryRow& row) {
   double recovery = 0;
   int with = 0;
@@ -131,6 +142,7 @@ void add_failures(const std::vector<sim::PointResult>& results, SummaryRow& row)
       continue;
     row.retried_requests += p.retried_requests;
     row.replica_down_s += p.replica_down_s;
+    if (p.overloaded) row.overloaded.push_back(overload_text(p));
     if (p.recovery_s > 0) {
       recovery += p.recovery_s;
       ++with;

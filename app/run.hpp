@@ -77,6 +77,9 @@ struct SummaryRow {
   std::int64_t retried_requests = 0;
   double replica_down_s = 0;
   std::optional<double> recovery_s;
+  // Points whose arrivals outran their replicas (open loop, trace replay): each as its layout, its
+  // load and its queue growth.
+  std::vector<std::string> overloaded;
 };
 
 struct RunOutcome {

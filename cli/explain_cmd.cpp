@@ -57,7 +57,7 @@ void print_term(const app::Term& t, int depth, std::map<std::string, app::CitedS
 }
 
 int explain(const Catalog& cat, const ExplainArgs& a) {
-  auto store = open_store(resolve_db_path(a.db), db::Store::Mode::existing);
+  auto store = open_store(resolve_db_path(a.db), db::Store::Mode::read);
   if (!store) return store.error();
   const auto id = resolve_run(*store, a.run);
   if (!id) return kExitInput;

@@ -40,7 +40,7 @@ int plot(const Catalog& cat, const PlotArgs& a) {
     fmt::print(stderr, "racktwin plot: {}\n", formats.error());
     return kExitInput;
   }
-  auto store = open_store(resolve_db_path(a.db), db::Store::Mode::existing);
+  auto store = open_store(resolve_db_path(a.db), db::Store::Mode::read);
   if (!store) return store.error();
   const auto id = resolve_run(*store, a.run);
   if (!id) return kExitInput;

@@ -74,6 +74,20 @@ void print_failures(const app::RunOutcome& o, std::size_t first) {
              t.render({1, 2, 3}));
 }
 
+// Points whose queues grew without bound: their latencies grow with the run's length.
+void print_overloaded(const app::RunOutcome& o, std::size_t first) {
+  for (std::size_t k = first; k < first + o.systems.size(); ++k) {
+    const auto& r = o.rows[k];
+    if (r.overloaded.empty()) continue;
+    fmt::print("{}: {} overloaded (arrivals above what the replicas serve; the queue grows "
+               "without bound, so latencies depend on the run's length; docs/simulation.md "
+               "section 6):\n",
+               r.system, r.overloaded.size() == 1 ? std::string("1 point")
+                                                  : fmt::format("{} points", r.overloaded.size()));
+    for (const auto& p : r.overloaded) fmt::print("  {}\n", p);
+  }
+}
+
 void print_summary(const app::RunOutcome& o) {
   fmt::print("racktwin {} (commit {}): scenario '{}', seed {}, {} points simulated\n", kVersion,
              kGitCommit, o.scenario_name, o.seed, o.results.size());
@@ -99,6 +113,7 @@ void print_summary(const app::RunOutcome& o) {
                t.render({1, 3, 4, 5, 6, 7, 8, 9}));
     if (o.power_budget_w) print_budget(o, i, *o.power_budget_w);
     print_failures(o, i);
+    print_overloaded(o, i);
     print_published(o, o.rows[i].workload, o.rows[i].model);
   }
   if (o.failed_points > 0)
@@ -144,7 +159,7 @@ int run_scenario(const Catalog& cat, RunArgs a) {
   const std::string dir = !a.plots.empty() ? a.plots : o->plots_dir.value_or("");
   if (dir.empty()) return kExitOk;
   std::fflush(stdout);
-  auto store = open_store(o->db_path, db::Store::Mode::existing);
+  auto store = open_store(o->db_path, db::Store::Mode::read);
   if (!store) return store.error();
   return render_run_plots(cat, *store, o->run_id, dir, a.points, a.quiet || a.json);
 }

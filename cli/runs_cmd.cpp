@@ -26,6 +26,7 @@ struct RunsArgs {
   std::string csv_dir;
   bool force = false;
   std::int64_t plan = 0;  // runs plans ID
+  bool write = false;     // the command changes the database
 };
 
 // The database and the runs named on the command line; prints what is wrong otherwise.
@@ -34,7 +35,9 @@ struct Opened {
   std::vector<std::int64_t> ids;
 };
 std::expected<Opened, int> open_runs(const RunsArgs& a) {
-  auto store = open_store(resolve_db_path(a.db), db::Store::Mode::existing);
+  // Only delete writes; everything else reads, also a database this user may not write.
+  auto store = open_store(resolve_db_path(a.db),
+                          a.write ? db::Store::Mode::existing : db::Store::Mode::read);
   if (!store) return std::unexpected(store.error());
   Opened o{std::move(*store), {}};
   for (const auto& text : a.ids) {
@@ -123,6 +126,14 @@ void print_run_header(const db::RunInfo& r) {
   if (!r.error.empty()) fmt::print("error: {}\n", r.error);
 }
 
+// A point's error, or that it was overloaded.
+std::string note(const db::StoredPoint& p) {
+  if (!p.error.empty()) return p.error;
+  if (p.metric("overloaded").value_or(0) == 0) return {};
+  return fmt::format("overloaded: {:.0f}% of arrivals left in flight",
+                     100 * p.metric("queue_growth").value_or(0));
+}
+
 int show_run(const RunsArgs& a) {
   auto o = open_runs(a);
   if (!o) return o.error();
@@ -149,7 +160,7 @@ int show_run(const RunsArgs& a) {
     t.add({std::to_string(p.index), p.key.system, p.key.model, p.key.workload, layout,
            load_text(p.key), m("total_tps_per_xpu", 1, 0), m("interactivity_tok_s_user", 1, 1),
            m("ttft_median_s", 1, 3), m("tpot_median_s", 1e3, 2), m("e2e_median_s", 1, 2),
-           m("tps_per_allin_provisioned_mw", 1, 0), p.error});
+           m("tps_per_allin_provisioned_mw", 1, 0), note(p)});
   }
   fmt::print("\n{}", t.render({0, 6, 7, 8, 9, 10, 11}));
   return kExitOk;
@@ -253,6 +264,7 @@ void add_runs_commands(CLI::App& app, Commands& out) {
   add("delete", "Delete a run and everything stored with it", 1, delete_run,
       [](CLI::App* c, RunsArgs& a) {
         c->add_flag("--force", a.force, "Delete even a run whose process still runs");
+        a.write = true;
       });
 }
 

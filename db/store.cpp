@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include <array>
+#include <cctype>
 #include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -151,6 +153,42 @@ std::string locked_text(const std::string& path, const SQLite::Exception& e, Sec
                         fmt::format("SQLite: {}, after waiting {:g} s", e.what(), waited.value()));
 }
 
+// Whether this process may write the database file and create files beside it (SQLite's WAL
+// index and journal).
+bool writable(const std::string& path) {
+  const fs::path dir = fs::absolute(fs::path(path)).parent_path();
+  return ::access(path.c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
+}
+
+// The file as an SQLite URI that reads it as it is on disk (immutable: no WAL index, no locks).
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (const unsigned char c : fs::absolute(fs::path(path)).string()) {
+    if (std::isalnum(c) || std::strchr("/-._~", c) != nullptr)
+      uri += static_cast<char>(c);
+    else
+      uri += fmt::format("%{:02X}", c);
+  }
+  return uri + "?immutable=1";
+}
+
+// A read-only connection. SQLite reads a WAL database through an index file it creates beside it;
+// where this process may not write (a read-only directory or file), the database is read as it is
+// on disk instead. Rethrows a lock held by another process.
+std::unique_ptr<SQLite::Database> open_reading(const std::string& path, Seconds busy_timeout) {
+  try {
+    auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READONLY,
+                                                 milliseconds(busy_timeout));
+    db->execAndGet("PRAGMA user_version");  // the first read opens the WAL index
+    return db;
+  } catch (const SQLite::Exception& e) {
+    if (is_locked(e) || writable(path)) throw;
+  }
+  return std::make_unique<SQLite::Database>(immutable_uri(path),
+                                            SQLite::OPEN_READONLY | SQLite::OPEN_URI,
+                                            milliseconds(busy_timeout));
+}
+
 // Why an existing file cannot be opened as a racktwin database; empty when it can. Rethrows the
 // SQLite::Exception of a database locked by another process.
 std::string refuse_reason(const std::string& path, Seconds busy_timeout) {
@@ -165,13 +203,13 @@ std::string refuse_reason(const std::string& path, Seconds busy_timeout) {
   if (in.gcount() != 16 || !std::equal(header.begin(), header.end(), kMagic))
     return "it is not an SQLite database";
   try {
-    SQLite::Database db(path, SQLite::OPEN_READONLY, milliseconds(busy_timeout));
-    const int app = db.execAndGet("PRAGMA application_id").getInt();
+    const auto db = open_reading(path, busy_timeout);
+    const int app = db->execAndGet("PRAGMA application_id").getInt();
     if (app != kApplicationId)
       return fmt::format(
           "it is an SQLite database, but not racktwin's (application_id {:#x}, expected {:#x})",
           static_cast<std::uint32_t>(app), static_cast<std::uint32_t>(kApplicationId));
-    const int version = db.execAndGet("PRAGMA user_version").getInt();
+    const int version = db->execAndGet("PRAGMA user_version").getInt();
     if (version > kSchemaVersion)
       return fmt::format(
           "it was written by a newer racktwin (schema {}; this racktwin reads up to {})", version,
@@ -249,11 +287,32 @@ Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 Store::~Store() = default;
 
+std::expected<Store, std::string> Store::open_read_only(const std::string& path,
+                                                        Seconds busy_timeout) {
+  Store s(path);
+  s.busy_timeout_ = busy_timeout;
+  try {
+    s.db_ = open_reading(path, busy_timeout);
+    const int version = s.db_->execAndGet("PRAGMA user_version").getInt();
+    if (version < kSchemaVersion)
+      return std::unexpected(fmt::format(
+          "the results database '{}' has schema {} and this racktwin reads schema {}; it cannot "
+          "upgrade it here because this user may not write the file or its directory. Open it "
+          "once where it can be written (racktwin runs list --db FILE upgrades it)",
+          path, version, kSchemaVersion));
+  } catch (const SQLite::Exception& e) {
+    if (is_locked(e)) return std::unexpected(locked_text(path, e, busy_timeout));
+    return std::unexpected(
+        fmt::format("cannot read the results database '{}': {}", path, e.what()));
+  }
+  return s;
+}
+
 std::expected<Store, std::string> Store::open(const std::string& path, Mode mode,
                                               Seconds busy_timeout) {
   std::error_code ec;
   const bool exists = fs::exists(path, ec);
-  if (!exists && mode == Mode::existing)
+  if (!exists && mode != Mode::create)
     return std::unexpected(
         fmt::format("no results database at '{}' ('racktwin run' creates one there)", path));
   if (exists) {
@@ -268,6 +327,14 @@ std::expected<Store, std::string> Store::open(const std::string& path, Mode mode
           "'{}' is not a racktwin results database: {}. It was left untouched; choose another "
           "path with --db or RACKTWIN_DB",
           path, why));
+    if (!writable(path)) {
+      if (mode == Mode::read) return open_read_only(path, busy_timeout);
+      return std::unexpected(fmt::format(
+          "cannot write the results database '{}': this user may not write the file or its "
+          "directory (SQLite writes its journal beside it); it can still be read (racktwin runs "
+          "list, show, export). Copy it to a writable directory, or use --db with another path",
+          path));
+    }
   }
   Store s(path);
   s.busy_timeout_ = busy_timeout;

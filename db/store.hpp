@@ -123,9 +123,12 @@ struct LoadOptions {
 
 class Store {
  public:
-  enum class Mode { create, existing };
-  // Opens (Mode::create: creating if absent) the database at `path`; the error says what is wrong
-  // with the path and that it was left untouched, or that another process holds its lock.
+  // create: creating the file if absent; existing: an existing database, to write; read: an
+  // existing database, to read. A database this user may not write (a read-only file or
+  // directory) opens only to read, and is then read as it is on disk.
+  enum class Mode { create, existing, read };
+  // Opens the database at `path`; the error says what is wrong with the path and that it was left
+  // untouched, or that another process holds its lock.
   static std::expected<Store, std::string> open(const std::string& path, Mode mode,
                                                 Seconds busy_timeout = kBusyTimeout);
 
@@ -170,6 +173,8 @@ class Store {
 
  private:
   explicit Store(std::string path);
+  static std::expected<Store, std::string> open_read_only(const std::string& path,
+                                                          Seconds busy_timeout);
   // Throws DatabaseLocked when `e` is SQLite's "locked" (the writes rethrow anything else).
   void throw_if_locked(const SQLite::Exception& e) const;
   std::string path_;

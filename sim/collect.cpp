@@ -12,6 +12,11 @@
 namespace racktwin::sim::detail {
 namespace {
 
+// Overload (queue_metrics): fewer measured requests say nothing; a point is overloaded when more
+// than kOverloadGrowth of its arrivals stay in flight, and the requests in flight rise over the
+// arrivals by more than kOverloadRise times their scatter about the trend.
+constexpr double kMinQueueRequests = 20, kOverloadGrowth = 0.02, kOverloadRise = 3;
+
 // The measured window: the first measured arrival and the last measured finish, s (first is -1
 // when no measured request finished).
 struct Window {
@@ -96,6 +101,44 @@ void engine_metrics(const Point& p, PointResult& r) {
   r.offloaded_bytes = offloaded * p.block_bytes;
 }
 
+// Queue growth of an open loop or a trace replay, from the requests in flight (arrived, not
+// finished; warm-up included) seen by each measured arrival: the least-squares slope of that count
+// against time as a share of the arrival rate, its rise over the arrivals and the scatter about the
+// line. Arrivals above what the replicas serve grow the count by offered - served per second (the
+// batch first, then the queue before it), a share 1 - served/offered of the arrivals; below
+// capacity it does not grow. A closed loop cannot overload: its clients wait for their answers.
+void queue_metrics(const Point& p, PointResult& r) {
+  if (clients_of(p.spec.arrivals)) return;
+  std::vector<double> arrived, finished, at;
+  for (const Request& q : p.requests) {
+    arrived.push_back(q.arrival);
+    if (q.finish >= 0) finished.push_back(q.finish);
+    if (!q.warmup && q.finish >= 0) at.push_back(q.arrival);
+  }
+  std::ranges::sort(arrived);
+  std::ranges::sort(finished);
+  std::ranges::sort(at);
+  const double n = static_cast<double>(at.size());
+  if (n < kMinQueueRequests || at.back() <= at.front()) return;
+  std::vector<double> in_flight;
+  for (const double t : at)
+    in_flight.push_back(static_cast<double>(std::ranges::lower_bound(arrived, t) - arrived.begin()) -
+                        static_cast<double>(std::ranges::lower_bound(finished, t) - finished.begin()));
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    sx += at[i], sy += in_flight[i], sxx += at[i] * at[i], sxy += at[i] * in_flight[i];
+  }
+  const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx), intercept = (sy - slope * sx) / n;
+  double residual = 0;
+  for (std::size_t i = 0; i < at.size(); ++i)
+    residual += std::pow(in_flight[i] - intercept - slope * at[i], 2);
+  const double span = at.back() - at.front();
+  r.queue_growth = std::min(1.0, slope / ((n - 1) / span));  // a share: noise can pass 1
+  r.queue_rise = slope * span;
+  r.queue_scatter = std::sqrt(residual / n);
+  r.overloaded = r.queue_growth > kOverloadGrowth && r.queue_rise > kOverloadRise * r.queue_scatter;
+}
+
 // Failures: requests restarted, time out of service (spans never repaired count to the end of the
 // run), mean recovery time.
 void failure_metrics(const Point& p, PointResult& r) {
@@ -172,6 +215,7 @@ void collect_point(const Point& p, PointResult& r, PowerModels& power_models) {
   const Window w = request_metrics(p, r);
   engine_metrics(p, r);
   failure_metrics(p, r);
+  queue_metrics(p, r);
   timeseries(p, w, r);
   if (const auto& pm = power_models.of(p.spec))
     evaluate(r, *pm);

@@ -134,6 +134,12 @@ struct PointResult {
   double kv_transfer_bytes = 0;  // per request, mean
   double kv_transfer_s = 0;      // per request, mean time from sent to received
   double mean_concurrency = 0;   // time-average of requests in flight over the window
+  // Open loop and trace replay: the requests in flight over the arrivals, their growth as a share
+  // of the arrival rate (0 when the replicas keep up), their rise over the arrivals and the scatter
+  // about that trend (requests); overloaded when arrivals outrun the replicas and the queue grows
+  // without bound (sim/collect.cpp).
+  double queue_growth = 0, queue_rise = 0, queue_scatter = 0;
+  bool overloaded = false;
   // Activity of the XPUs over the window, busy-time-weighted, including idle time.
   double compute_activity = 0, memory_activity = 0;
   // Set by evaluate() (sim/evaluate.hpp) from the activity and the power model: power and energy

@@ -128,6 +128,22 @@ TEST(Run_Agentic, ShippedScenario_FinishesAndPrintsItsTable) {
   }
 }
 
+// Arrivals far above what one replica serves: the table names the overloaded point, runs show notes
+// it, and the point below capacity is not flagged.
+TEST(Run_Overload, OpenLoopAboveCapacity_IsFlaggedInTheTableAndTheResults) {
+  auto r = run_text("overload",
+                    "name: overload\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\n"
+                    "layouts: {named: [tp8]}\nworkloads:\n  - {kind: poisson, isl: 1024, osl: 128, "
+                    "rate: [0.5, 400], requests: 120, warmup_requests: 20}\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("h100-hgx: 1 point overloaded"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tp8 at 400 req/s"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("at 0.5 req/s"), std::string::npos) << r.out;
+  auto show = run("runs show latest");
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("overloaded: "), std::string::npos) << show.out;
+}
+
 TEST(Run_Trace, BlockTokens_ReachTheEngine) {
   // Half-size blocks cover half of each prompt, so fewer tokens are found in the cache.
   EXPECT_LT(example_trace_hit_rate("block_tokens: 256, ", ""),

@@ -36,12 +36,37 @@ TEST(Simulate_Batch, ConservationLittlesLawKvBoundAndReplicaScaling) {
       specs.push_back(p);
     }
   }
+  // Open loops far below and far above what one replica serves (about 30 requests/s here).
+  const std::size_t closed = specs.size();
+  for (double rate : {1.0, 2000.0}) {
+    PointSpec p = specs.front();
+    p.arrivals = OpenLoop{rate};
+    p.workload.requests = 300;
+    p.workload.warmup_requests = 30;
+    p.seed = stream_seed(11, "open/" + std::to_string(rate));
+    specs.push_back(p);
+  }
   auto results = simulate(c, specs);
   ASSERT_TRUE(results.has_value()) << results.error();
   ASSERT_EQ(results->size(), specs.size());
 
+  // Overload: the queue of the open loop above capacity grows with every arrival; below capacity,
+  // and in a closed loop, it does not.
+  const PointResult& below = (*results)[closed];
+  const PointResult& above = (*results)[closed + 1];
+  EXPECT_FALSE(below.overloaded) << below.queue_growth;
+  EXPECT_NEAR(below.queue_growth, 0.0, 0.01);
+  EXPECT_TRUE(above.overloaded) << above.queue_growth;
+  // At 2000 requests/s against about 30, nearly every arrival stays in flight.
+  EXPECT_GT(above.queue_growth, 0.9);
+  EXPECT_LE(above.queue_growth, 1.0);
+  EXPECT_GT(above.queue_rise, 3 * above.queue_scatter);
+  results->resize(closed);
+
   std::map<int, double> peak_total;  // replicas -> peak total tokens/s
   for (const auto& r : *results) {
+    EXPECT_FALSE(r.overloaded);
+    EXPECT_EQ(r.queue_growth, 0.0);
     const int conc = std::get<ClosedLoop>(r.spec.arrivals).clients;
     SCOPED_TRACE("replicas " + std::to_string(r.spec.replicas) + " C " + std::to_string(conc));
     ASSERT_TRUE(r.error.empty()) << r.error;
