@@ -152,10 +152,13 @@ Json to_json(const ScenarioCheck& c) {
   return j;
 }
 
-ScenarioCheck check_scenario(const Catalog& cat, const std::string& path) {
+namespace {
+
+// The check of a loaded scenario (or its errors) for `file`.
+ScenarioCheck check_loaded(const Catalog& cat, std::expected<Scenario, Diagnostics> sc,
+                           const std::string& file) {
   ScenarioCheck c;
-  c.file = path;
-  auto sc = load_scenario_file(path, cat);
+  c.file = file;
   if (!sc) {
     c.errors = sc.error();
     return c;
@@ -219,6 +222,17 @@ ScenarioCheck check_scenario(const Catalog& cat, const std::string& path) {
                   c.assumptions.size()));
   c.scenario = std::move(*sc);
   return c;
+}
+
+}  // namespace
+
+ScenarioCheck check_scenario(const Catalog& cat, const std::string& path) {
+  return check_loaded(cat, load_scenario_file(path, cat), path);
+}
+
+ScenarioCheck check_scenario_text(const Catalog& cat, const std::string& text,
+                                  const std::string& file) {
+  return check_loaded(cat, load_scenario_string(text, file, cat), file);
 }
 
 }  // namespace racktwin::app

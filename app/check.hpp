@@ -2,7 +2,8 @@
 // Checking a scenario file, as `racktwin check` and the GUI do before a run: every problem with
 // its file:line:column, or what the scenario sweeps and the catalog assumptions it rests on.
 //
-// Contract: reads the scenario file (and the traces it names); no simulation. The assumptions are
+// Contract: reads the scenario file or takes its text (and reads the traces it names); no
+// simulation. The assumptions are
 // those a stored run of the scenario records (db::assumptions_of over sim::build_sweep), in the
 // same order.
 
@@ -35,5 +36,9 @@ struct ScenarioCheck {
 Json to_json(const ScenarioCheck& c);
 
 ScenarioCheck check_scenario(const Catalog& cat, const std::string& path);
+// The same check of a scenario's text (an editor's buffer, saved or not), named `file` in its
+// messages; relative paths in it (traces, reference points) are relative to the folder of `file`.
+ScenarioCheck check_scenario_text(const Catalog& cat, const std::string& text,
+                                  const std::string& file);
 
 }  // namespace racktwin::app

@@ -37,6 +37,15 @@ std::string db_path(const std::string& flag, const std::optional<std::string>& s
   return "racktwin.db";
 }
 
+std::string points_file(const std::string& flag, const std::string& catalog_dir) {
+  if (!flag.empty()) return flag;
+  std::error_code ec;
+  fs::path dir = fs::path(catalog_dir).lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();  // "catalog/"
+  const fs::path beside = dir.parent_path() / "reference" / "published.yaml";
+  return fs::is_regular_file(beside, ec) ? beside.string() : std::string();
+}
+
 std::expected<std::int64_t, std::string> resolve_run(const db::Store& store,
                                                      const std::string& text) {
   if (text == "latest" || text == "last") {

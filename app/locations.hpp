@@ -24,6 +24,10 @@ std::string catalog_dir(const std::string& flag = "");
 std::string db_path(const std::string& flag = "",
                     const std::optional<std::string>& scenario_db = std::nullopt);
 
+// The published points a front end overlays on Pareto charts by default: `flag` when given, else
+// the reference/published.yaml beside the catalog directory when there is one, else none (empty).
+std::string points_file(const std::string& flag, const std::string& catalog_dir);
+
 // A run named by a user: its id as a number, or "latest" (or "last"); the reason, with a hint,
 // when the database has no such run.
 std::expected<std::int64_t, std::string> resolve_run(const db::Store& store,

@@ -166,6 +166,7 @@ std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, P
     scatter->setColor(colour(system_index(run, system)));
     scatter->setBorderColor(colour(system_index(run, system)));
     scatter->setName(q(system + " points"));
+    QList<qulonglong> indices;
     for (std::size_t i = 0; i < run.points.size(); ++i) {
       const auto& p = run.points[i];
       if (!in_group(p, g) || p.key.system != system) continue;
@@ -173,6 +174,7 @@ std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, P
       if (x <= 0) continue;
       pts.push_back({x, y, i});
       scatter->append(x, y);
+      indices.push_back(i);
       xmax = std::max(xmax, x);
       ymax = std::max(ymax, y);
       const double per_xpu = value(p, "total_tps_per_xpu");
@@ -185,6 +187,7 @@ std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, P
       delete scatter;
       continue;
     }
+    scatter->setProperty(kPointIndices, QVariant::fromValue(indices));
     auto* line = new QLineSeries;
     line->setName(q(system));
     QPen pen(colour(system_index(run, system)));
@@ -268,17 +271,26 @@ std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, P
   return c;
 }
 
-std::unique_ptr<QChart> latency_cdf_chart(const db::StoredRun& run, const Group& g,
-                                          const std::string& metric) {
+namespace {
+
+std::string latency_name(const std::string& metric) {
+  return metric == "ttft_s"   ? "Time to first token"
+         : metric == "tpot_s" ? "Time per output token"
+                              : "End-to-end latency";
+}
+
+// The CDF of a latency through the stored percentiles of each of `points` (indices into
+// run.points), a line per point in its system's colour.
+std::unique_ptr<QChart> cdf_chart(const db::StoredRun& run, const std::vector<std::size_t>& points,
+                                  const std::string& metric, const std::string& title) {
   const bool ms = metric == "tpot_s";
-  const std::string name = metric == "ttft_s"   ? "Time to first token"
-                           : metric == "tpot_s" ? "Time per output token"
-                                                : "End-to-end latency";
-  auto c = new_chart(name + " CDF at each system's peak throughput — " + group_title(g));
+  const std::string name = latency_name(metric);
+  auto c = new_chart(title);
   double xmax = 0;
   std::vector<QLineSeries*> series;
-  for (const auto& [system, i] : peak_points(run, g)) {
+  for (const std::size_t i : points) {
     const auto& p = run.points[i];
+    const std::string& system = p.key.system;
     const auto it = p.percentiles_s.find(metric);
     if (it == p.percentiles_s.end() || it->second.empty()) continue;
     auto* s = new QLineSeries;
@@ -301,6 +313,24 @@ std::unique_ptr<QChart> latency_cdf_chart(const db::StoredRun& run, const Group&
   c->addAxis(y, Qt::AlignLeft);
   for (auto* s : series) attach(*c, s, x, y);
   return c;
+}
+
+}  // namespace
+
+std::unique_ptr<QChart> latency_cdf_chart(const db::StoredRun& run, const Group& g,
+                                          const std::string& metric) {
+  std::vector<std::size_t> peaks;
+  for (const auto& [system, i] : peak_points(run, g)) peaks.push_back(i);
+  return cdf_chart(run, peaks, metric,
+                   latency_name(metric) + " CDF at each system's peak throughput — " +
+                       group_title(g));
+}
+
+std::unique_ptr<QChart> point_latency_cdf_chart(const db::StoredRun& run, std::size_t point,
+                                                const std::string& metric) {
+  if (point >= run.points.size()) return new_chart(latency_name(metric) + " CDF");
+  return cdf_chart(run, {point}, metric,
+                   latency_name(metric) + " CDF — " + point_label(run.points[point]));
 }
 
 namespace {

@@ -43,12 +43,19 @@ std::vector<std::pair<std::string, std::size_t>> peak_points(const db::StoredRun
 enum class ParetoAxis { per_xpu, per_allin_mw };
 
 // Throughput against interactivity: each system's Pareto envelope (line) over its points
-// (markers); published points of the same model and lengths overlaid.
+// (markers); published points of the same model and lengths overlaid. Each system's markers (a
+// QScatterSeries) carry as the property kPointIndices the index into run.points of each marker,
+// in the order of its points (a QList<qulonglong>), so a view can tell which point was clicked.
 std::unique_ptr<QChart> pareto_chart(const db::StoredRun& run, const Group& g, ParetoAxis axis,
                                      const std::vector<ReferencePoint>& published = {});
-// The distribution of a latency (ttft_s, tpot_s or e2e_s) at each system's peak point.
+inline constexpr const char* kPointIndices = "racktwin_point_indices";
+// The distribution of a latency (ttft_s, tpot_s or e2e_s) at each system's peak point, drawn
+// through the point's stored percentiles (0 to 100).
 std::unique_ptr<QChart> latency_cdf_chart(const db::StoredRun& run, const Group& g,
                                           const std::string& metric);
+// The same for one point of the run (an index into run.points), e.g. one a user picked.
+std::unique_ptr<QChart> point_latency_cdf_chart(const db::StoredRun& run, std::size_t point,
+                                                const std::string& metric);
 // All-in power per XPU by component at each system's peak point.
 std::unique_ptr<QChart> power_breakdown_chart(const db::StoredRun& run, const Group& g);
 // Mean iteration time by kind (compute, memory, communication, overhead) at each peak point.

@@ -20,12 +20,18 @@ int main(int argc, char** argv) {
   cli.addOption({"db", "Results database (default: $RACKTWIN_DB, else racktwin.db here)", "FILE"});
   cli.addOption({"plan", "A plan file to open", "FILE"});
   cli.addOption({"rehearsal", "A rehearsal file to open (the Failures tab)", "FILE"});
+  cli.addOption({"scenario", "A scenario file to open in the editor (the Scenario tab)", "FILE"});
+  cli.addOption({"run", "Run the scenario of --scenario at start (the Results tab shows it)"});
+  cli.addOption({"points",
+                 "Published points overlaid on the Results view's Pareto charts (default: the "
+                 "reference/published.yaml beside the catalog)",
+                 "FILE"});
   cli.addOption({"tab", "The tab to show first (Systems, Runs, Fleet plan, ...)", "NAME"});
   cli.addOption({"system", "A system to select in the Systems tab (its figures and rack)", "ID"});
   cli.addOption({"fail", "A part of the selected system's rack to fail (its blast radius)", "PART"});
   cli.addOption({"screenshot",
-                 "Save the window as PNG once it is shown (and the plan or rehearsal is done), "
-                 "then quit",
+                 "Save the window as PNG once it is shown (and the plan or rehearsal is done, or "
+                 "the scenario checked or run), then quit",
                  "FILE"});
   cli.process(app);
   const std::string dir = racktwin::app::catalog_dir(cli.value("catalog").toStdString());
@@ -38,6 +44,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   racktwin::gui::MainWindow w(*cat, racktwin::app::db_path(cli.value("db").toStdString()));
+  w.results()->set_points_file(racktwin::app::points_file(cli.value("points").toStdString(), dir));
+  if (cli.isSet("scenario")) {
+    w.tabs()->setCurrentWidget(w.scenario());
+    w.scenario()->open_file(cli.value("scenario"));
+  }
   if (cli.isSet("tab"))
     for (int i = 0; i < w.tabs()->count(); ++i)
       if (w.tabs()->tabText(i) == cli.value("tab")) w.tabs()->setCurrentIndex(i);
@@ -63,6 +74,14 @@ int main(int argc, char** argv) {
       QObject::connect(&w, &racktwin::gui::MainWindow::planned, &w,
                        [save] { QTimer::singleShot(500, save); });
     w.open_plan(cli.value("plan"));
+  } else if (cli.isSet("scenario") && cli.isSet("run")) {
+    if (!shot.isEmpty())
+      QObject::connect(w.scenario(), &racktwin::gui::ScenarioView::run_done, &w,
+                       [save] { QTimer::singleShot(1000, save); });
+    w.scenario()->run();
+  } else if (cli.isSet("scenario") && !shot.isEmpty()) {
+    QObject::connect(w.scenario(), &racktwin::gui::ScenarioView::checked, &w,
+                     [save] { QTimer::singleShot(500, save); });
   } else if (!shot.isEmpty()) {
     QTimer::singleShot(1000, save);
   }

@@ -76,12 +76,11 @@ MainWindow::MainWindow(const Catalog& catalog, std::string db_path, QWidget* par
   setWindowTitle("racktwin");
   tabs_ = new QTabWidget(this);
   tabs_->addTab(systems_view(), "Systems");
-  tabs_->addTab(not_built_view("The scenario editor with live diagnostics",
-                               "check a scenario with: racktwin check FILE"),
-                "Scenario");
-  tabs_->addTab(not_built_view("The results view (Pareto, point details, latency CDFs)",
-                               "chart a stored run with: racktwin plot RUN --out DIR"),
-                "Results");
+  scenario_ = new ScenarioView(catalog_, db_path_, this);
+  tabs_->addTab(scenario_, "Scenario");
+  results_ = new ResultsView(catalog_, db_path_, this);
+  tabs_->addTab(results_, "Results");
+  connect(scenario_, &ScenarioView::run_done, this, [this](qint64 run) { show_stored_run(run); });
   tabs_->addTab(runs_view(), "Runs");
   tabs_->addTab(plan_view(), "Fleet plan");
   failures_ = new FailuresView(catalog_, db_path_, this);
@@ -99,6 +98,17 @@ MainWindow::MainWindow(const Catalog& catalog, std::string db_path, QWidget* par
     tabs_->setCurrentWidget(failures_);
     failures_->open_rehearsal(f);
   });
+  file->addAction("Open &scenario…", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
+    const QString f = QFileDialog::getOpenFileName(this, "Open a scenario", {}, "Scenarios (*.yaml)");
+    if (f.isEmpty()) return;
+    tabs_->setCurrentWidget(scenario_);
+    scenario_->open_file(f);
+  });
+  file->addAction("&Save scenario", QKeySequence::Save, this, [this] { scenario_->save(); });
+  file->addAction("R&un scenario", QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] {
+    tabs_->setCurrentWidget(scenario_);
+    scenario_->run();
+  });
   file->addAction("&Refresh runs", QKeySequence::Refresh, this, [this] { refresh_runs(); });
   file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::quit);
   QSettings settings("racktwin", "racktwin-gui");
@@ -115,6 +125,11 @@ MainWindow::MainWindow(const Catalog& catalog, std::string db_path, QWidget* par
   connect(dark, &QAction::toggled, this, [](bool on) {
     apply_palette(on);
     QSettings("racktwin", "racktwin-gui").setValue("dark", on);
+  });
+  // A run double-clicked in the Runs view is shown in the Results view.
+  connect(runs_table_, &QTableView::doubleClicked, this, [this](const QModelIndex& i) {
+    results_->show_run(std::stoll(runs_->rows()[static_cast<std::size_t>(i.row()) + 1].front()));
+    tabs_->setCurrentWidget(results_);
   });
   if (!restoreGeometry(settings.value("geometry").toByteArray())) resize(1366, 768);
   tabs_->setCurrentIndex(settings.value("tab", 0).toInt());
@@ -320,6 +335,7 @@ void MainWindow::refresh_runs() {
                     r.version + " (" + r.commit + ")"});
   runs_status_->setText(q(std::to_string(rows.size() - 1) + " runs in " + db_path_));
   runs_->set_rows(std::move(rows));
+  if (results_ != nullptr) results_->refresh();
 }
 
 QWidget* MainWindow::plan_view() {
@@ -402,15 +418,10 @@ QString MainWindow::plan_status() const {
   return plan_status_->text();
 }
 
-QWidget* MainWindow::not_built_view(const QString& what, const QString& instead) {
-  auto* l = new QLabel(QString("<h3>Not built yet</h3><p>%1 is not built yet in racktwin-gui.</p>"
-                               "<p>Meanwhile, %2.</p>")
-                           .arg(what.toHtmlEscaped(), instead.toHtmlEscaped()),
-                       this);
-  l->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-  l->setMargin(24);
-  l->setWordWrap(true);
-  return l;
+void MainWindow::show_stored_run(std::int64_t run) {
+  refresh_runs();
+  if (run <= 0 || !results_->show_run(run)) return;
+  tabs_->setCurrentWidget(results_);
 }
 
 }  // namespace racktwin::gui

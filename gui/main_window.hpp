@@ -1,6 +1,6 @@
 #pragma once
 // The racktwin desktop application: one tab per view, over the same use cases as the CLI (app/).
-// Views whose back end is not built say so plainly. Long work (a plan that simulates its
+// Long work (a plan that simulates its
 // throughput sweeps) runs off the UI thread; the simulations themselves run in worker processes
 // through app::SimJob.
 
@@ -16,7 +16,9 @@
 #include "core/catalog.hpp"
 #include "gui/failures_view.hpp"
 #include "gui/rack_view.hpp"
+#include "gui/results_view.hpp"
 #include "gui/rows_model.hpp"
+#include "gui/scenario_view.hpp"
 
 QT_BEGIN_NAMESPACE
 class QLabel;
@@ -49,6 +51,8 @@ class MainWindow : public QMainWindow {
   void export_selected(const QString& dir);
   RowsModel* plan_model() const { return plan_; }
   FailuresView* failures() const { return failures_; }
+  ScenarioView* scenario() const { return scenario_; }
+  ResultsView* results() const { return results_; }
   RackView* rack() const { return rack_; }
   QString rack_status() const;
   // Selects a system in the catalog table (its figures and its rack elevation).
@@ -69,7 +73,7 @@ class MainWindow : public QMainWindow {
   QWidget* runs_view();
   QWidget* plan_view();
   QWidget* rack_view_pane(QWidget* parent);
-  QWidget* not_built_view(const QString& what, const QString& instead);
+  void show_stored_run(std::int64_t run);
   void show_system(const QModelIndex& index);
   void refresh_runs();
   void show_plan();
@@ -89,6 +93,8 @@ class MainWindow : public QMainWindow {
   QChartView* plan_chart_ = nullptr;
   QFutureWatcher<std::expected<app::PlanOutcome, app::Failure>>* plan_watcher_ = nullptr;
   FailuresView* failures_ = nullptr;
+  ScenarioView* scenario_ = nullptr;
+  ResultsView* results_ = nullptr;
   RackView* rack_ = nullptr;
   QLabel* rack_status_ = nullptr;
   QTableView* systems_table_ = nullptr;
