@@ -505,6 +505,10 @@ std::vector<topology::Effect> slot_effects(const RackElevation& e, const Failure
   return effects_of(all, a);
 }
 
+std::vector<topology::Effect> slot_effects(const DomainElevation& e, const FailureAssessment& a) {
+  return effects_of(e.every_slot(), a);
+}
+
 std::vector<const ElevationSlot*> DomainElevation::every_slot() const {
   std::vector<const ElevationSlot*> out;
   for (const auto* racks : {&compute, &host})
