@@ -93,8 +93,9 @@ int main(int argc, char** argv) {
   std::sort(open_s.begin(), open_s.end());
   gui::SiteHeatmap* map = w.plan_view()->heatmap();
   const auto& last = w.plan_view()->outcome()->rollout.quarters.back();
+  const std::string shown = file.starts_with(src + "/") ? file.substr(src.size() + 1) : file;
   std::printf("%s: %zu quarters, %zu sites, %.0f %ss in the last quarter; heatmap %dx%d px\n",
-              file.c_str(), w.plan_view()->outcome()->rollout.quarters.size(),
+              shown.c_str(), w.plan_view()->outcome()->rollout.quarters.size(),
               w.plan_view()->outcome()->plan.sites.size(), last.total.units,
               w.plan_view()->outcome()->units.front().unit.unit_name.c_str(), map->width(), map->height());
   std::printf("  first plan, simulating the sweep (once)               %7.2f s\n", sweep_s);
