@@ -179,6 +179,9 @@ TEST_P(Golden, ViewMatchesItsGoldenImage) {
   {
     MainWindow w(catalog(), (inputs() / "views.db").string());
     w.resize(kSize);
+    // Shown (layouts and visibility as on screen) without a platform window: a window of the
+    // process's static offscreen application would crash it at exit.
+    w.setAttribute(Qt::WA_DontShowOnScreen);
     w.show();
     v.set_up(w);
     if (HasFatalFailure()) return;
