@@ -214,7 +214,9 @@ std::expected<std::int64_t, std::string> store_plan(const Catalog& cat, PlanOutc
 
 std::expected<PlanOutcome, Failure> plan_fleet(const Catalog& cat, const PlanRequest& rq,
                                                const PlanHooks& hooks) {
-  auto p = load_plan_file(rq.plan_file, cat);
+  auto loaded = load_plan_file(rq.plan_file, cat);
+  if (!loaded) return std::unexpected(Failure::input(loaded.error(), rq.plan_file));
+  auto p = plan::apply(std::move(*loaded), rq.what_if);
   if (!p) return std::unexpected(Failure::input(p.error(), rq.plan_file));
   PlanOutcome out;
   out.plan = std::move(*p);
@@ -256,6 +258,20 @@ std::expected<PlanOutcome, Failure> plan_fleet(const Catalog& cat, const PlanReq
     out.plan_id = *id;
   }
   return out;
+}
+
+std::vector<plan::UnitModel> fleet_units(const PlanOutcome& o, const std::string& fleet) {
+  std::vector<plan::UnitModel> out;
+  for (const auto& u : o.units)
+    if (fleet == "plan" ? !u.comparator : u.comparator && u.generation == fleet) out.push_back(u.unit);
+  return out;
+}
+
+const plan::Rollout* fleet_rollout(const PlanOutcome& o, const std::string& fleet) {
+  if (fleet == "plan") return &o.rollout;
+  for (const auto& c : o.comparators)
+    if (c.fleet == fleet) return &c;
+  return nullptr;
 }
 
 }  // namespace racktwin::app

@@ -24,6 +24,7 @@
 #include "plan/rollout.hpp"
 #include "plan/throughput.hpp"
 #include "plan/uncertainty.hpp"
+#include "plan/what_if.hpp"
 
 namespace racktwin::app {
 
@@ -32,6 +33,9 @@ struct PlanRequest {
   std::string db;      // results database of the throughput sweeps (as for run)
   bool fresh = false;  // simulate the sweeps again even when a finished run is stored
   bool store = false;  // store the plan in the database (PlanOutcome::plan_id)
+  // Edits of the plan's key inputs applied after it is read (a problem with them is an input
+  // failure located at "what-if").
+  plan::WhatIf what_if;
   JobOptions job;
 };
 
@@ -90,8 +94,21 @@ struct PlanOutcome {
 // "$523.4M"-style amounts without the dollar sign ("523.4M", "1.29B", "950"), as the tables show.
 std::string money_text(double usd);
 
-// The data of the facility-MW-by-generation chart, for render_plan_plots and the GUI.
+// The data of the plan's charts, for render_plan_plots and the GUI: facility MW by generation;
+// tokens per second, $ per million tokens and tokens per facility MW of the plan's fleet and of
+// each comparator fleet; and the quarter's three capacities (power, supply, deployment) in units
+// of the newest generation, the lowest of which binds.
 charts::CategoryChart mw_by_generation_chart(const PlanOutcome& o);
+charts::CategoryChart tokens_chart(const PlanOutcome& o);
+charts::CategoryChart usd_per_mtok_chart(const PlanOutcome& o);
+charts::CategoryChart tokens_per_mw_chart(const PlanOutcome& o);
+charts::CategoryChart capacities_chart(const PlanOutcome& o);
+
+// The units of the plan's fleet (the generations, not the comparators) and of a comparator's,
+// as plan::roll_out and plan::lay_out take them; empty for a fleet the outcome does not have.
+std::vector<plan::UnitModel> fleet_units(const PlanOutcome& o, const std::string& fleet = "plan");
+// The rollout of "plan" or of a comparator; nullptr for a fleet the outcome does not have.
+const plan::Rollout* fleet_rollout(const PlanOutcome& o, const std::string& fleet);
 
 // Writes the plan's charts into `dir` (created when missing); returns the files. The process needs
 // a QApplication (charts::ensure_offscreen_app).

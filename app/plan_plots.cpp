@@ -1,6 +1,7 @@
 // The charts of a plan: facility MW by generation, tokens/s and $/Mtok by quarter beside the
 // comparator fleets on the same power.
 #include <QChart>
+#include <cmath>
 #include <filesystem>
 
 #include "app/plan.hpp"
@@ -44,6 +45,42 @@ charts::CategoryChart by_fleet(const PlanOutcome& o, std::string title, std::str
   for (const auto& r : o.comparators) add(r, r.fleet + " on the same power");
   return c;
 }
+
+}  // namespace
+
+charts::CategoryChart tokens_chart(const PlanOutcome& o) {
+  return by_fleet(o, "Tokens per second at the service target", "million tok/s",
+                  [](const plan::QuarterRow& q) { return q.total.tps / 1e6; });
+}
+
+charts::CategoryChart usd_per_mtok_chart(const PlanOutcome& o) {
+  return by_fleet(o, "Cost per million tokens (blended)", "$ per million tokens",
+                  [](const plan::QuarterRow& q) { return q.usd_per_mtok; });
+}
+
+charts::CategoryChart tokens_per_mw_chart(const PlanOutcome& o) {
+  return by_fleet(o, "Tokens per second per facility MW", "million tok/s per MW",
+                  [](const plan::QuarterRow& q) { return q.tps_per_facility_mw / 1e6; });
+}
+
+charts::CategoryChart capacities_chart(const PlanOutcome& o) {
+  const std::string unit = o.units.empty() ? "units" : o.units.front().unit.unit_name + "s";
+  charts::CategoryChart c{"Capacities per quarter, the lowest binds — " + o.plan.name,
+                          unit + " of the newest generation", quarter_labels(o.rollout), {}};
+  charts::CategorySeries power{"power (room on energised power)", {}},
+      supply{"supply (units ready to install)", {}}, crews{"deployment (commissioning crews)", {}};
+  // Unlimited supply has no line: a value that is not finite is left out (as 0 on a log scale).
+  auto finite = [](double v) { return std::isfinite(v) ? v : 0.0; };
+  for (const auto& q : o.rollout.quarters) {
+    power.values.push_back(finite(q.room_units));
+    supply.values.push_back(finite(q.ready_units));
+    crews.values.push_back(finite(q.crew_units));
+  }
+  c.series = {power, supply, crews};
+  return c;
+}
+
+namespace {
 
 // The ten largest swings of the final quarter's value, figure by figure.
 template <class F>
@@ -107,19 +144,9 @@ std::expected<std::vector<std::string>, std::string> render_plan_plots(const Pla
   if (ec) return std::unexpected("cannot create " + dir + ": " + ec.message());
   std::vector<charts::NamedChart> all;
   all.push_back({"mw-by-generation", charts::stacked_bar_chart(mw_by_generation_chart(o))});
-  all.push_back({"tokens-per-second",
-                 charts::category_line_chart(
-                     by_fleet(o, "Tokens per second at the service target", "million tok/s",
-                              [](const plan::QuarterRow& q) { return q.total.tps / 1e6; }),
-                     true)});
-  all.push_back({"usd-per-mtok",
-                 charts::category_line_chart(
-                     by_fleet(o, "Cost per million tokens (blended)", "$ per million tokens",
-                              [](const plan::QuarterRow& q) { return q.usd_per_mtok; }))});
-  all.push_back({"tokens-per-mw",
-                 charts::category_line_chart(
-                     by_fleet(o, "Tokens per second per facility MW", "million tok/s per MW",
-                              [](const plan::QuarterRow& q) { return q.tps_per_facility_mw / 1e6; }))});
+  all.push_back({"tokens-per-second", charts::category_line_chart(tokens_chart(o), true)});
+  all.push_back({"usd-per-mtok", charts::category_line_chart(usd_per_mtok_chart(o))});
+  all.push_back({"tokens-per-mw", charts::category_line_chart(tokens_per_mw_chart(o))});
   uncertainty_charts(o, all);
   std::vector<std::string> files;
   for (auto& c : all) {

@@ -444,7 +444,10 @@ Result<RackElevation> rack_elevation(const Catalog& cat, const std::string& syst
   return e;
 }
 
-std::vector<topology::Effect> slot_effects(const RackElevation& e, const FailureAssessment& a) {
+namespace {
+
+// The worst effect on each slot's XPUs (the slot's own part failed: lost).
+std::vector<Effect> effects_of(const std::vector<const ElevationSlot*>& all, const FailureAssessment& a) {
   auto rank = [](Effect x) { return static_cast<int>(x); };
   std::map<std::string, Effect> by_tray;
   for (const auto& grp : a.affected)
@@ -460,9 +463,98 @@ std::vector<topology::Effect> slot_effects(const RackElevation& e, const Failure
     return it == by_tray.end() ? Effect::none : it->second;
   };
   std::vector<Effect> out;
-  for (const auto* list : {&e.compute, &e.host})
-    for (const auto& slot : *list) out.push_back(effect_of(slot));
+  for (const auto* slot : all) out.push_back(effect_of(*slot));
   return out;
+}
+
+// A slot of the domain drawing, with its rated power (0 for parts whose power is the server's).
+ElevationSlot domain_slot(const System& s, const Part& p, bool host_rack) {
+  const auto& pw = s.power;
+  const double tdp = s.chip ? s.chip->tdp.value() : 0;
+  const double in_tray_hosts =
+      host_rack ? 0 : pw.host.value_or(Watts(0)).value() * s.host_parts_per_compute_tray();
+  const std::string label = p.name.substr(p.name.rfind('/') + 1);
+  switch (p.kind) {
+    case PartKind::compute_tray:
+      return {p.name, p.kind, label, s.compute_tray.xpus,
+              Watts(tdp * s.compute_tray.xpus + pw.compute_tray_overhead.value_or(Watts(0)).value() +
+                    in_tray_hosts)};
+    case PartKind::switch_tray:
+      return {p.name, p.kind, label + (p.uplink ? " (uplink)" : ""), 0, pw.switch_tray.value_or(Watts(0))};
+    case PartKind::host:
+      return {p.name, p.kind, label, 0, host_rack ? pw.host.value_or(Watts(0)) : Watts(0)};
+    default:
+      return {p.name, p.kind, label, 0, Watts(0)};
+  }
+}
+
+ElevationRack& rack_named(std::vector<ElevationRack>& racks, const std::string& name, PartKind kind,
+                          int rack) {
+  for (auto& r : racks)
+    if (r.name == name) return r;
+  racks.push_back({name, kind, rack, {}});
+  return racks.back();
+}
+
+}  // namespace
+
+std::vector<topology::Effect> slot_effects(const RackElevation& e, const FailureAssessment& a) {
+  std::vector<const ElevationSlot*> all;
+  for (const auto* list : {&e.compute, &e.host})
+    for (const auto& slot : *list) all.push_back(&slot);
+  return effects_of(all, a);
+}
+
+std::vector<topology::Effect> slot_effects(const DomainElevation& e, const FailureAssessment& a) {
+  return effects_of(e.every_slot(), a);
+}
+
+std::vector<const ElevationSlot*> DomainElevation::every_slot() const {
+  std::vector<const ElevationSlot*> out;
+  for (const auto* racks : {&compute, &host})
+    for (const auto& r : *racks)
+      for (const auto& slot : r.rack_slots) out.push_back(&slot);
+  for (const auto& slot : spines) out.push_back(&slot);
+  return out;
+}
+
+Result<DomainElevation> domain_elevation(const Catalog& cat, const std::string& system) {
+  auto built = build_topology(cat, TopologyRequest{system, 1, 1.10});
+  if (!built) return std::unexpected(built.error());
+  const Topology& t = *built;
+  const System& s = t.system();
+  const bool host_rack = s.host.placement == HostPlacement::separate_rack;
+  DomainElevation e{s.id, s.name, s.domain_xpus, {}, {}, {}, {}};
+  const Graph& g = t.graph();
+  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+    const Part& p = g[v];
+    const std::string parent = p.name.substr(0, p.name.find('/'));
+    switch (p.kind) {
+      case PartKind::compute_rack: rack_named(e.compute, p.name, p.kind, p.rack); break;
+      case PartKind::host_rack: rack_named(e.host, p.name, p.kind, p.rack); break;
+      case PartKind::compute_tray:
+      case PartKind::switch_tray:
+      case PartKind::onboard_switch:
+        rack_named(e.compute, parent, PartKind::compute_rack, p.rack).rack_slots.push_back(domain_slot(s, p, host_rack));
+        break;
+      case PartKind::host:
+        if (host_rack)
+          rack_named(e.host, parent, PartKind::host_rack, p.rack).rack_slots.push_back(domain_slot(s, p, true));
+        else
+          rack_named(e.compute, parent, PartKind::compute_rack, p.rack).rack_slots.push_back(domain_slot(s, p, false));
+        break;
+      case PartKind::spine: e.spines.push_back(domain_slot(s, p, host_rack)); break;
+      default: break;
+    }
+  }
+  for (auto& r : e.compute)
+    std::stable_partition(r.rack_slots.begin(), r.rack_slots.end(),
+                          [](const ElevationSlot& x) { return x.kind != PartKind::switch_tray; });
+  e.note = "Slots in the twin's build order, not physical rack units; power is rated (XPUs at TDP).";
+  if (!host_rack) e.note += " Host CPUs sit inside the compute trays or servers (their power counted there).";
+  if (!e.spines.empty())
+    e.note += " The second switch tier is drawn as its planes, one per uplink tray of each rack.";
+  return e;
 }
 
 }  // namespace racktwin::app

@@ -168,9 +168,32 @@ struct RackElevation {
 };
 Result<RackElevation> rack_elevation(const Catalog& cat, const std::string& system);
 
+// The whole scale-up domain (domain 0) of a system as the GUI draws it: every compute rack with its
+// trays and switch trays (servers with their on-board switch and host CPUs), every host rack with its
+// host trays, and the planes of the second switch tier joining the racks, from the topology graph
+// in build order. Jalapeno: 16 compute racks, 16 host racks, the spine planes; an NVL72: one rack;
+// an HGX server: one server.
+struct ElevationRack {
+  std::string name;  // "rack3", "hostrack3"
+  topology::PartKind kind = topology::PartKind::compute_rack;
+  int rack = -1;  // the compute rack (a host rack: the compute rack it is paired with, -1 if none)
+  std::vector<ElevationSlot> rack_slots;
+};
+struct DomainElevation {
+  std::string system, name;
+  int domain_xpus = 0;
+  std::vector<ElevationRack> compute, host;
+  std::vector<ElevationSlot> spines;  // empty for a domain of one rack or server
+  std::string note;
+  // Every slot, in the order slot_effects returns them: compute racks, host racks, spines.
+  std::vector<const ElevationSlot*> every_slot() const;
+};
+Result<DomainElevation> domain_elevation(const Catalog& cat, const std::string& system);
+
 // What failing one slot's part does to every slot of the elevation: the worst effect on its XPUs
 // (none for a switch or host tray unless it is the part failed: then lost), from the assessment.
 std::vector<topology::Effect> slot_effects(const RackElevation& e, const FailureAssessment& a);
+std::vector<topology::Effect> slot_effects(const DomainElevation& e, const FailureAssessment& a);
 
 Result<TopologyReport> topology_report(const Catalog& cat, const TopologyRequest& req);
 Result<PartList> topology_parts(const Catalog& cat, const TopologyRequest& req);

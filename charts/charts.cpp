@@ -25,14 +25,9 @@
 #include "sim/serving.hpp"
 
 namespace racktwin::charts {
-namespace {
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 // A fixed palette so that a system keeps its colour across the charts of a run.
-QColor colour(std::size_t i) {
+QColor series_colour(std::size_t i) {
   static const std::vector<QColor> palette{QColor(0x1f, 0x77, 0xb4), QColor(0xd6, 0x27, 0x28),
                                            QColor(0x2c, 0xa0, 0x2c), QColor(0xff, 0x7f, 0x0e),
                                            QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
@@ -40,6 +35,14 @@ QColor colour(std::size_t i) {
                                            QColor(0xbc, 0xbd, 0x22), QColor(0x17, 0xbe, 0xcf)};
   return palette[i % palette.size()];
 }
+
+namespace {
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QColor colour(std::size_t i) { return series_colour(i); }
 
 // The systems of a run in their sweep order (the order of the scenario).
 std::vector<std::string> systems_of(const db::StoredRun& run) {

@@ -12,6 +12,7 @@
 //   comparison table of `racktwin run`).
 // - What each chart shows and how published points are overlaid: docs/results.md.
 
+#include <QColor>
 #include <QSize>
 #include <expected>
 #include <functional>
@@ -39,6 +40,10 @@ std::vector<Group> groups(const db::StoredRun& run);
 // Per system of a group, the index (into run.points) of its peak-throughput point.
 std::vector<std::pair<std::string, std::size_t>> peak_points(const db::StoredRun& run,
                                                              const Group& g);
+
+// The colour of the i-th series of the charts (a system of a run, a generation of a plan), so a
+// view drawn beside a chart colours the same thing alike.
+QColor series_colour(std::size_t i);
 
 enum class ParetoAxis { per_xpu, per_allin_mw };
 

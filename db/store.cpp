@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cerrno>
@@ -230,7 +231,8 @@ constexpr const char* kRunColumns =
     "r.racktwin_version, r.racktwin_commit, r.catalog_hash, r.calibration_hash, r.options, "
     "r.started_at, r.finished_at, r.wall_s, r.error, r.pid, r.host, "
     "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id), "
-    "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id AND p.error != '')";
+    "(SELECT COUNT(*) FROM points p WHERE p.run_id = r.id AND p.error != ''), "
+    "(SELECT GROUP_CONCAT(DISTINCT p.system) FROM points p WHERE p.run_id = r.id)";
 
 RunInfo read_run(SQLite::Statement& q) {
   RunInfo r;
@@ -254,6 +256,12 @@ RunInfo read_run(SQLite::Statement& q) {
   r.host = q.getColumn(17).getString();
   r.points = q.getColumn(18).getInt64();
   r.failed_points = q.getColumn(19).getInt64();
+  for (std::string rest = text_or_empty(q.getColumn(20)); !rest.empty();) {
+    const auto comma = rest.find(',');
+    r.systems.push_back(rest.substr(0, comma));
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+  }
+  std::sort(r.systems.begin(), r.systems.end());
   return r;
 }
 

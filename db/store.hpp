@@ -77,6 +77,7 @@ struct RunInfo {
   std::string host;
   // Filled when read: points stored, of which failed (an error instead of metrics).
   std::int64_t points = 0, failed_points = 0;
+  std::vector<std::string> systems;  // of its points, ascending
   // status, except "incomplete" for a run still marked running whose process is gone.
   std::string state() const;
 };

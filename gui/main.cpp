@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   cli.addOption({"tab", "The tab to show first (Systems, Runs, Fleet plan, ...)", "NAME"});
   cli.addOption({"system", "A system to select in the Systems tab (its figures and rack)", "ID"});
   cli.addOption({"fail", "A part of the selected system's rack to fail (its blast radius)", "PART"});
+  cli.addOption({"domain", "Show the selected system's whole scale-up domain; --fail fails a part of it"});
+  cli.addOption({"runs-filter", "Filter the Runs table by this text (any column)", "TEXT"});
   cli.addOption({"screenshot",
                  "Save the window as PNG once it is shown (and the plan or rehearsal is done, or "
                  "the scenario checked or run), then quit",
@@ -53,7 +55,11 @@ int main(int argc, char** argv) {
     for (int i = 0; i < w.tabs()->count(); ++i)
       if (w.tabs()->tabText(i) == cli.value("tab")) w.tabs()->setCurrentIndex(i);
   if (cli.isSet("system")) w.select_system(cli.value("system"));
-  if (cli.isSet("fail")) {
+  if (cli.isSet("runs-filter")) w.filter_runs(cli.value("runs-filter"));
+  if (cli.isSet("domain")) {
+    w.show_domain();
+    if (cli.isSet("fail")) w.domain()->fail_part(cli.value("fail"));
+  } else if (cli.isSet("fail")) {
     w.show_rack();
     w.fail_part(cli.value("fail"));
   }

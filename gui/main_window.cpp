@@ -1,21 +1,22 @@
 #include "gui/main_window.hpp"
 
+#include <QAction>
 #include <QApplication>
-#include <QChart>
-#include <QChartView>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "app/catalog_views.hpp"
 #include "charts/charts.hpp"
@@ -23,6 +24,7 @@
 #include "app/runs.hpp"
 #include "db/compare.hpp"
 #include "db/store.hpp"
+#include "gui/blast_radius.hpp"
 #include "gui/failure_text.hpp"
 #include "gui/palette.hpp"
 #include "gui/rack_view.hpp"
@@ -32,6 +34,12 @@ namespace {
 
 QString q(const std::string& s) {
   return QString::fromStdString(s);
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
 }
 
 QTableView* table_over(QAbstractItemModel* model, QWidget* parent) {
@@ -82,7 +90,12 @@ MainWindow::MainWindow(const Catalog& catalog, std::string db_path, QWidget* par
   tabs_->addTab(results_, "Results");
   connect(scenario_, &ScenarioView::run_done, this, [this](qint64 run) { show_stored_run(run); });
   tabs_->addTab(runs_view(), "Runs");
-  tabs_->addTab(plan_view(), "Fleet plan");
+  plan_view_ = new PlanView(catalog_, db_path_, this);
+  connect(plan_view_, &PlanView::planned, this, [this] {
+    refresh_runs();
+    emit planned();
+  });
+  tabs_->addTab(plan_view_, "Fleet plan");
   failures_ = new FailuresView(catalog_, db_path_, this);
   tabs_->addTab(failures_, "Failures");
   setCentralWidget(tabs_);
@@ -128,7 +141,7 @@ MainWindow::MainWindow(const Catalog& catalog, std::string db_path, QWidget* par
   });
   // A run double-clicked in the Runs view is shown in the Results view.
   connect(runs_table_, &QTableView::doubleClicked, this, [this](const QModelIndex& i) {
-    results_->show_run(std::stoll(runs_->rows()[static_cast<std::size_t>(i.row()) + 1].front()));
+    results_->show_run(i.siblingAtColumn(0).data().toLongLong());  // the id, through the filter
     tabs_->setCurrentWidget(results_);
   });
   if (!restoreGeometry(settings.value("geometry").toByteArray())) resize(1366, 768);
@@ -139,11 +152,11 @@ MainWindow::~MainWindow() {
   QSettings settings("racktwin", "racktwin-gui");
   settings.setValue("geometry", saveGeometry());
   settings.setValue("tab", tabs_->currentIndex());
-  if (plan_watcher_ != nullptr) plan_watcher_->waitForFinished();
 }
 
 QWidget* MainWindow::systems_view() {
   auto* w = new QSplitter(Qt::Vertical, this);
+  systems_split_ = w;
   systems_ = new RowsModel(w);
   systems_->set_rows(app::catalog_list(catalog_).system_table);
   auto* table = table_over(systems_, w);
@@ -154,6 +167,8 @@ QWidget* MainWindow::systems_view() {
   system_detail_->setPlaceholderText("Select a system to see every figure with its source.");
   detail->addTab(system_detail_, "Figures");
   detail->addTab(rack_view_pane(detail), "Rack");
+  domain_ = new DomainPane(catalog_, detail);
+  detail->addTab(domain_, "Domain");
   connect(table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& i) { show_system(i); });
   w->addWidget(table);
@@ -189,22 +204,7 @@ void MainWindow::fail_part(const QString& name) {
     return;
   }
   rack_->set_effects(app::slot_effects(e, *a), name.toStdString());
-  const int before = static_cast<int>(a->placement_before->replicas.size());
-  const int after = static_cast<int>(a->placement_after->replicas.size());
-  QString t = "<b>" + name.toHtmlEscaped() + "</b> failed, in one domain of " +
-              QString::number(a->xpus) + " XPUs:<br>";
-  t += QString("lost %1 XPUs, cut off %2, slowed %3; %4 in service<br>")
-           .arg(a->lost).arg(a->cut_off).arg(a->slowed).arg(a->in_service);
-  t += QString("scale-up bandwidth left %1%<br>").arg(a->scale_up_left * 100, 0, 'f', 2);
-  t += QString("replicas of %1 XPUs: %2 before, %3 after (%4 lost)<br>")
-           .arg(rq.place_xpus).arg(before).arg(after).arg(before - after);
-  for (const auto& g : a->affected)
-    t += QString("<br>%1 %2 XPUs: %3").arg(q(topology::to_string(g.effect))).arg(g.xpus.size())
-             .arg(q(g.how).toHtmlEscaped());
-  t += "<p><span style='color:#d64541'>■</span> lost &nbsp;<span style='color:#9b59b6'>■</span> cut "
-       "off &nbsp;<span style='color:#f39c12'>■</span> slowed</p><p><i>" +
-       q(e.note).toHtmlEscaped() + "</i></p>";
-  rack_status_->setText(t);
+  rack_status_->setText(blast_radius_html(*a, name, rq.place_xpus, e.note));
 }
 
 void MainWindow::show_system(const QModelIndex& index) {
@@ -217,6 +217,7 @@ void MainWindow::show_system(const QModelIndex& index) {
                           q(rack->note).toHtmlEscaped() + "</i></p>");
     rack_->set_elevation(std::move(*rack));
   }
+  domain_->set_system(id);
 }
 
 QWidget* MainWindow::runs_view() {
@@ -234,15 +235,38 @@ QWidget* MainWindow::runs_view() {
     const QString d = QFileDialog::getExistingDirectory(this, "Export the selected run into");
     if (!d.isEmpty()) export_selected(d);
   });
+  runs_filter_text_ = new QLineEdit(w);
+  runs_filter_text_->setPlaceholderText("Filter runs (Ctrl+F)");
+  runs_filter_text_->setClearButtonEnabled(true);
+  runs_filter_text_->setMaximumWidth(260);
+  auto* find = new QAction(runs_filter_text_);
+  find->setShortcut(QKeySequence::Find);
+  find->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  connect(find, &QAction::triggered, runs_filter_text_, [this] { runs_filter_text_->setFocus(); });
+  w->addAction(find);
+  runs_filter_column_ = new QComboBox(w);
+  runs_filter_column_->setToolTip("The column the filter searches");
+  connect(runs_filter_text_, &QLineEdit::textChanged, this, [this] {
+    filter_runs(runs_filter_text_->text(), runs_filter_column_->currentText());
+  });
+  connect(runs_filter_column_, &QComboBox::currentTextChanged, this, [this] {
+    filter_runs(runs_filter_text_->text(), runs_filter_column_->currentText());
+  });
   auto* top = new QHBoxLayout;
   top->addWidget(runs_status_, 1);
+  top->addWidget(runs_filter_text_);
+  top->addWidget(runs_filter_column_);
   top->addWidget(compare);
   top->addWidget(exp);
   top->addWidget(refresh);
   layout->addLayout(top);
   auto* split = new QSplitter(Qt::Vertical, w);
   runs_ = new RowsModel(w);
-  runs_table_ = table_over(runs_, split);
+  runs_filter_ = new QSortFilterProxyModel(w);
+  runs_filter_->setSourceModel(runs_);
+  runs_filter_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  runs_filter_->setFilterKeyColumn(-1);
+  runs_table_ = table_over(runs_filter_, split);
   runs_table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   auto* cmp = new QSplitter(Qt::Vertical, split);
   comparison_text_ = new QTextBrowser(cmp);
@@ -260,18 +284,18 @@ QWidget* MainWindow::runs_view() {
 std::vector<std::int64_t> MainWindow::selected_runs() const {
   std::vector<std::int64_t> ids;
   for (const auto& i : runs_table_->selectionModel()->selectedRows())
-    ids.push_back(std::stoll(runs_->rows()[static_cast<std::size_t>(i.row()) + 1].front()));
+    ids.push_back(i.siblingAtColumn(0).data().toLongLong());
   std::sort(ids.begin(), ids.end());
   return ids;
 }
 
 void MainWindow::select_runs(const std::vector<std::int64_t>& ids) {
   runs_table_->clearSelection();
-  for (int r = 0; r < runs_->rowCount(); ++r)
+  for (int r = 0; r < runs_filter_->rowCount(); ++r)
     for (auto id : ids)
-      if (runs_->index(r, 0).data().toString() == QString::number(id))
-        runs_table_->selectionModel()->select(runs_->index(r, 0), QItemSelectionModel::Select |
-                                                                      QItemSelectionModel::Rows);
+      if (runs_filter_->index(r, 0).data().toString() == QString::number(id))
+        runs_table_->selectionModel()->select(runs_filter_->index(r, 0), QItemSelectionModel::Select |
+                                                                             QItemSelectionModel::Rows);
 }
 
 void MainWindow::compare_selected() {
@@ -321,84 +345,55 @@ void MainWindow::export_selected(const QString& dir) {
 
 void MainWindow::refresh_runs() {
   auto store = db::Store::open(db_path_, db::Store::Mode::existing);
-  std::vector<std::vector<std::string>> rows{
-      {"id", "status", "scenario", "seed", "points", "failed", "started (UTC)", "wall s", "racktwin"}};
+  std::vector<std::vector<std::string>> rows{{"id", "status", "scenario", "systems", "seed", "points",
+                                              "failed", "started (UTC)", "wall s", "racktwin"}};
   if (!store) {
     runs_status_->setText(q("No results database: " + store.error()));
     runs_->set_rows(rows);
     return;
   }
   for (const auto& r : store->list())
-    rows.push_back({std::to_string(r.id), r.state(), r.scenario_name, std::to_string(r.seed),
+    rows.push_back({std::to_string(r.id), r.state(), r.scenario_name, join(r.systems), std::to_string(r.seed),
                     std::to_string(r.points), std::to_string(r.failed_points), r.started_at,
                     r.wall_s ? QString::number(*r.wall_s, 'f', 1).toStdString() : "-",
                     r.version + " (" + r.commit + ")"});
   runs_status_->setText(q(std::to_string(rows.size() - 1) + " runs in " + db_path_));
   runs_->set_rows(std::move(rows));
+  if (runs_filter_column_->count() == 0) {
+    runs_filter_column_->addItem("any column");
+    for (int c = 0; c < runs_->columnCount(); ++c)
+      runs_filter_column_->addItem(runs_->headerData(c, Qt::Horizontal).toString());
+  }
   if (results_ != nullptr) results_->refresh();
 }
 
-QWidget* MainWindow::plan_view() {
-  auto* w = new QSplitter(Qt::Vertical, this);
-  auto* top = new QWidget(w);
-  auto* layout = new QVBoxLayout(top);
-  auto* bar = new QHBoxLayout;
-  plan_status_ = new QLabel("Open a plan file (File > Open plan, Ctrl+O).", top);
-  plan_status_->setWordWrap(true);
-  auto* open = new QPushButton("Open plan…", top);
-  connect(open, &QPushButton::clicked, this, [this] {
-    const QString f = QFileDialog::getOpenFileName(this, "Open a plan", {}, "Plans (*.yaml)");
-    if (!f.isEmpty()) open_plan(f);
-  });
-  bar->addWidget(plan_status_, 1);
-  bar->addWidget(open);
-  layout->addLayout(bar);
-  plan_ = new RowsModel(top);
-  layout->addWidget(table_over(plan_, top));
-  plan_chart_ = new QChartView(w);
-  plan_chart_->setRenderHint(QPainter::Antialiasing);
-  w->addWidget(top);
-  w->addWidget(plan_chart_);
-  w->setStretchFactor(0, 1);
-  w->setStretchFactor(1, 1);
-  plan_chart_->setMinimumHeight(280);
-  plan_watcher_ = new QFutureWatcher<std::expected<app::PlanOutcome, app::Failure>>(this);
-  connect(plan_watcher_, &QFutureWatcherBase::finished, this, [this] { show_plan(); });
-  return w;
+void MainWindow::filter_runs(const QString& text, const QString& column) {
+  int key = -1;
+  for (int c = 0; c < runs_->columnCount(); ++c)
+    if (runs_->headerData(c, Qt::Horizontal).toString() == column) key = c;
+  runs_filter_->setFilterKeyColumn(key);
+  runs_filter_->setFilterFixedString(text);
+  if (runs_filter_text_->text() != text) runs_filter_text_->setText(text);
+  const int i = runs_filter_column_->findText(key < 0 ? "any column" : column);
+  if (i >= 0 && runs_filter_column_->currentIndex() != i) runs_filter_column_->setCurrentIndex(i);
+  runs_status_->setText(
+      text.isEmpty() ? QString("%1 runs in %2").arg(runs_->rowCount()).arg(q(db_path_))
+                     : QString("%1 of %2 runs match \"%3\"").arg(runs_filter_->rowCount()).arg(runs_->rowCount()).arg(text));
 }
 
 void MainWindow::open_plan(const QString& file) {
-  if (plan_watcher_->isRunning()) return;
-  plan_status_->setText("Planning " + file + " (the first plan of a workload simulates its sweep)…");
-  app::PlanRequest rq;
-  rq.plan_file = file.toStdString();
-  rq.db = db_path_;
-  rq.store = true;
-  const Catalog* cat = &catalog_;
-  plan_watcher_->setFuture(QtConcurrent::run([cat, rq] { return app::plan_fleet(*cat, rq); }));
-}
-
-void MainWindow::show_plan() {
-  auto o = plan_watcher_->result();
-  if (!o) {
-    plan_status_->setText(q("The plan failed:\n" + failure_text(o.error())));
-    emit planned();
-    return;
-  }
-  plan_->set_rows(o->quarter_table());
-  plan_status_->setText(q("Plan " + o->plan.name + " (" + o->plan.file + "), power basis " +
-                          to_string(o->plan.basis) +
-                          (o->plan_id ? ", stored as plan " + std::to_string(*o->plan_id) : "")));
-  QChart* chart = charts::stacked_bar_chart(app::mw_by_generation_chart(*o)).release();
-  match_palette(chart);
-  plan_chart_->setChart(chart);
-  refresh_runs();
-  emit planned();
+  plan_view_->open_plan(file);
 }
 
 void MainWindow::show_rack() {
   tabs_->setCurrentIndex(0);
   system_tabs_->setCurrentIndex(1);
+}
+
+void MainWindow::show_domain() {
+  tabs_->setCurrentIndex(0);
+  system_tabs_->setCurrentWidget(domain_);
+  systems_split_->setSizes({150, 10000});  // the domain wants the height
 }
 
 QString MainWindow::runs_status() const {
@@ -415,7 +410,7 @@ void MainWindow::select_system(const QString& id) {
 }
 
 QString MainWindow::plan_status() const {
-  return plan_status_->text();
+  return plan_view_->status();
 }
 
 void MainWindow::show_stored_run(std::int64_t run) {

@@ -14,7 +14,9 @@
 
 #include "app/plan.hpp"
 #include "core/catalog.hpp"
+#include "gui/domain_view.hpp"
 #include "gui/failures_view.hpp"
+#include "gui/plan_view.hpp"
 #include "gui/rack_view.hpp"
 #include "gui/results_view.hpp"
 #include "gui/rows_model.hpp"
@@ -22,7 +24,10 @@
 
 QT_BEGIN_NAMESPACE
 class QLabel;
+class QComboBox;
 class QLineEdit;
+class QSortFilterProxyModel;
+class QSplitter;
 class QTabWidget;
 class QTableView;
 class QTextBrowser;
@@ -41,6 +46,10 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs() const { return tabs_; }
   RowsModel* systems_model() const { return systems_; }
   RowsModel* runs_model() const { return runs_; }
+  // The runs the filter lets through, as the Runs table shows them; the filter: text matched
+  // (case-insensitive) in one column by its header ("any column": every column).
+  QSortFilterProxyModel* runs_shown() const { return runs_filter_; }
+  void filter_runs(const QString& text, const QString& column = "any column");
   RowsModel* comparison_model() const { return comparison_; }
   QString runs_status() const;
   // The runs selected in the Runs view (ids, ascending); selects runs by id.
@@ -49,7 +58,8 @@ class MainWindow : public QMainWindow {
   // Compares the two selected runs (the `racktwin runs compare` content); exports one as CSV.
   void compare_selected();
   void export_selected(const QString& dir);
-  RowsModel* plan_model() const { return plan_; }
+  RowsModel* plan_model() const { return plan_view_->model(); }
+  PlanView* plan_view() const { return plan_view_; }
   FailuresView* failures() const { return failures_; }
   ScenarioView* scenario() const { return scenario_; }
   ResultsView* results() const { return results_; }
@@ -59,8 +69,10 @@ class MainWindow : public QMainWindow {
   void select_system(const QString& id);
   // Fails a part of the selected system's rack and shows the blast radius.
   void fail_part(const QString& name);
-  // Shows the Systems tab with the rack elevation in front.
+  // Shows the Systems tab with the rack elevation (or the whole domain) in front.
   void show_rack();
+  void show_domain();
+  DomainPane* domain() const { return domain_; }
   // Plans the file off the UI thread; planned() is emitted when it is shown (or failed).
   void open_plan(const QString& file);
   QString plan_status() const;
@@ -71,12 +83,10 @@ class MainWindow : public QMainWindow {
  private:
   QWidget* systems_view();
   QWidget* runs_view();
-  QWidget* plan_view();
   QWidget* rack_view_pane(QWidget* parent);
   void show_stored_run(std::int64_t run);
   void show_system(const QModelIndex& index);
   void refresh_runs();
-  void show_plan();
 
   const Catalog& catalog_;
   std::string db_path_;
@@ -88,10 +98,12 @@ class MainWindow : public QMainWindow {
   QTextBrowser* comparison_text_ = nullptr;
   RowsModel* comparison_ = nullptr;
   QLabel* runs_status_ = nullptr;
-  RowsModel* plan_ = nullptr;
-  QLabel* plan_status_ = nullptr;
-  QChartView* plan_chart_ = nullptr;
-  QFutureWatcher<std::expected<app::PlanOutcome, app::Failure>>* plan_watcher_ = nullptr;
+  QSortFilterProxyModel* runs_filter_ = nullptr;
+  QLineEdit* runs_filter_text_ = nullptr;
+  QComboBox* runs_filter_column_ = nullptr;
+  PlanView* plan_view_ = nullptr;
+  DomainPane* domain_ = nullptr;
+  QSplitter* systems_split_ = nullptr;
   FailuresView* failures_ = nullptr;
   ScenarioView* scenario_ = nullptr;
   ResultsView* results_ = nullptr;

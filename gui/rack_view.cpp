@@ -6,24 +6,12 @@
 #include <QToolTip>
 #include <algorithm>
 
+#include "gui/blast_radius.hpp"
+
 namespace racktwin::gui {
 namespace {
 
 constexpr int kMargin = 12, kHeader = 28, kColumnGap = 40;
-
-QColor fill(topology::PartKind kind, topology::Effect effect, const QPalette& pal) {
-  switch (effect) {
-    case topology::Effect::lost: return QColor(214, 69, 65);
-    case topology::Effect::cut_off: return QColor(155, 89, 182);
-    case topology::Effect::slowed: return QColor(243, 156, 18);
-    case topology::Effect::none: break;
-  }
-  switch (kind) {
-    case topology::PartKind::switch_tray: return pal.color(QPalette::AlternateBase).darker(115);
-    case topology::PartKind::host: return pal.color(QPalette::Base).darker(108);
-    default: return pal.color(QPalette::Base);
-  }
-}
 
 QString kw(Watts w) { return QString::number(w.value() / 1e3, 'f', 2) + " kW"; }
 
@@ -92,7 +80,7 @@ void RackView::paintEvent(QPaintEvent*) {
     const auto& s = slot(i);
     const auto effect = i < effects_.size() ? effects_[i] : topology::Effect::none;
     const QRect r = slot_rect(i);
-    p.fillRect(r, fill(s.kind, effect, pal));
+    p.fillRect(r, slot_fill(s.kind, effect, pal));
     p.setPen(s.name == failed_ ? QPen(pal.color(QPalette::Highlight), 2) : QPen(pal.color(QPalette::Mid)));
     p.drawRect(r);
     p.setPen(effect == topology::Effect::none ? pal.color(QPalette::Text) : QColor(Qt::white));

@@ -221,14 +221,17 @@ QuarterRow plan_quarter(const Plan& p, const std::vector<UnitModel>& units, int 
   receive(p, units, qi, st);
   count_capacities(p, units, row.quarter, st, row);
   const auto added = install(p, units, qi, st, row);
-  for (std::size_t g = 0; g < units.size(); ++g)
+  for (std::size_t g = 0; g < units.size(); ++g) {
     row.generations.push_back({units[g].generation.id, {}});
+    for (auto& site : row.sites) site.generations.push_back({units[g].generation.id, {}});
+  }
   double running = 0;
   for (std::size_t s = 0; s < p.sites.size(); ++s)
     for (std::size_t g = 0; g < units.size(); ++g) {
       const YearCost cost = cost_per_year(p, units[g], s, g, qi, st);
       const Installed in = installed_of(p, units[g], s, g, qi, st, added[s][g], cost);
       add_to(row.sites[s].installed, in);
+      row.sites[s].generations[g].installed = in;
       add_to(row.generations[g].installed, in);
       add_to(row.total, in);
       running += cost.running();
