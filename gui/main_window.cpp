@@ -304,7 +304,7 @@ void MainWindow::compare_selected() {
     runs_status_->setText("Select exactly two runs to compare (Ctrl+click the second).");
     return;
   }
-  auto store = db::Store::open(db_path_, db::Store::Mode::existing);
+  auto store = db::Store::open(db_path_, db::Store::Mode::read);
   if (!store) {
     runs_status_->setText(q(store.error()));
     return;
@@ -328,7 +328,7 @@ void MainWindow::export_selected(const QString& dir) {
     runs_status_->setText("Select one run to export.");
     return;
   }
-  auto store = db::Store::open(db_path_, db::Store::Mode::existing);
+  auto store = db::Store::open(db_path_, db::Store::Mode::read);
   if (!store) {
     runs_status_->setText(q(store.error()));
     return;
@@ -344,7 +344,7 @@ void MainWindow::export_selected(const QString& dir) {
 }
 
 void MainWindow::refresh_runs() {
-  auto store = db::Store::open(db_path_, db::Store::Mode::existing);
+  auto store = db::Store::open(db_path_, db::Store::Mode::read);
   std::vector<std::vector<std::string>> rows{{"id", "status", "scenario", "systems", "seed", "points",
                                               "failed", "started (UTC)", "wall s", "racktwin"}};
   if (!store) {

@@ -179,7 +179,7 @@ void ResultsView::show_status() {
 }
 
 void ResultsView::refresh() {
-  auto store = db::Store::open(db_path_, db::Store::Mode::existing);
+  auto store = db::Store::open(db_path_, db::Store::Mode::read);
   std::vector<std::vector<std::string>> rows{{"run"}};
   run_ids_.clear();
   if (store)
@@ -214,7 +214,7 @@ std::optional<std::int64_t> ResultsView::shown_run() const {
 }
 
 bool ResultsView::show_run(std::int64_t id) {
-  auto store = db::Store::open(db_path_, db::Store::Mode::existing);
+  auto store = db::Store::open(db_path_, db::Store::Mode::read);
   auto r = store ? store->load(id, {.percentiles = true, .timeseries = false}) : std::nullopt;
   if (!r) {
     run_note_ = "No run " + std::to_string(id) + " in " + db_path_ + ".";

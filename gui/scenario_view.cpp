@@ -337,7 +337,7 @@ void ScenarioView::show_run() {
     show_problems(e.diagnostics, e.file);
     run_status_->setText("The scenario cannot run: its problems are listed below.");
   } else if (cancel_ && e.run_id) {
-    auto store = db::Store::open(db_path_, db::Store::Mode::existing);
+    auto store = db::Store::open(db_path_, db::Store::Mode::read);
     const auto info = store ? store->info(*e.run_id) : std::nullopt;
     run_status_->setText(
         QString("Cancelled: the workers were stopped. Run %1 keeps the %2 points whose groups "

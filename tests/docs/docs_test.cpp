@@ -124,6 +124,15 @@ void set_environment(const fs::path& dir) {
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+#ifdef __SANITIZE_ADDRESS__
+  // stdbuf line-buffers the commands' output through LD_PRELOAD, ahead of the sanitizer's runtime,
+  // which then refuses to start unless told that the order is intended.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  const std::string options = std::string(asan != nullptr ? asan : "") +
+                              (asan != nullptr && *asan != '\0' ? ":" : "") +
+                              "verify_asan_link_order=0";
+  ::setenv("ASAN_OPTIONS", options.c_str(), 1);
+#endif
 }
 
 // "cat FILE" of a file the block shows but does not make: the test writes what the block shows.

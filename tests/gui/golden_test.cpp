@@ -12,9 +12,10 @@
 // cursor blinking, no animations; inputs in a fixed directory (their paths show in status lines);
 // the runs' times, versions and hosts set to fixed values.
 //
-// Views: Systems (the rack, and the whole domain, each with a part failed), Runs (filtered), Fleet
-// plan (heatmap, timeline, what-if form) and Failures. To add the Scenario and Results views, add
-// a View to kViews with a set-up that fills them from fixed inputs.
+// Views: Systems (the rack, and the whole domain, each with a part failed), Scenario (a file with
+// two problems, checked), Results (a stored run with the published points), Runs (filtered), Fleet
+// plan (heatmap, timeline, what-if form) and Failures. A new view is one more entry of kViews, with
+// a set-up that fills it from fixed inputs.
 
 #include <gtest/gtest.h>
 
@@ -33,6 +34,8 @@
 #include "charts/charts.hpp"
 #include "gui/main_window.hpp"
 #include "gui/palette.hpp"
+#include "gui/results_view.hpp"
+#include "gui/scenario_view.hpp"
 #include "scenarios/catalog_loader.hpp"
 
 namespace racktwin::gui {
@@ -69,9 +72,13 @@ void PrintTo(const View& v, std::ostream* os) {
 
 void fixed_runs() {
   const std::string db = (inputs() / "views.db").string();
+  // The scenario from the fixed directory: its path shows in the views, the sources' does not.
+  const fs::path scenario = inputs() / "small.yaml";
+  fs::copy_file(std::string(RACKTWIN_SOURCE_DIR) + "/tests/sim/golden/small.yaml", scenario,
+                fs::copy_options::overwrite_existing);
   for (std::uint64_t seed : {1, 2}) {
     app::RunRequest rq;
-    rq.scenario_file = std::string(RACKTWIN_SOURCE_DIR) + "/tests/sim/golden/small.yaml";
+    rq.scenario_file = scenario.string();
     rq.db = db;
     rq.seed = seed;
     ASSERT_TRUE(app::run_scenario(catalog(), rq).has_value());
@@ -131,6 +138,30 @@ const std::vector<View> kViews = {
               "sample_every: 6 h\nseed: 11\nserving:\n"
               "  tps_per_replica: {value: 20000 tok/s, assumption: true, reason: a test}\n"
               "  replica_xpus: 8\nspare_capacity: {racks: 1}\n";
+     }},
+    {"scenario",
+     [](MainWindow& w) {
+       w.tabs()->setCurrentWidget(w.scenario());
+       QSignalSpy checked(w.scenario(), &ScenarioView::checked);
+       ASSERT_TRUE(w.scenario()->open_file(QString::fromStdString((inputs() / "typo.yaml").string())));
+       ASSERT_TRUE(checked.count() > 0 || checked.wait(60000));
+     },
+     [] {
+       std::ofstream(inputs() / "typo.yaml")
+           << "# A scenario with two problems, each shown on its line.\nname: golden-typo\n"
+              "systems: [h100-hgx, gb200-nvl27]\nmodels: [llama-3.3-70b]\nworkloads:\n"
+              "  - {kind: inferencex, isl: 1024, osl: 1024}\nconcurency: [1, 8, 64]\n";
+     }},
+    {"results",
+     [](MainWindow& w) {
+       w.tabs()->setCurrentWidget(w.results());
+       w.results()->set_points_file((inputs() / "published.yaml").string());
+       ASSERT_TRUE(w.results()->show_run(1));
+     },
+     [] {
+       fixed_runs();
+       fs::copy_file(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/reference/published.yaml",
+                     inputs() / "published.yaml");
      }},
 };
 
