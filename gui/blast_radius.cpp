@@ -1,12 +1,11 @@
 #include "gui/blast_radius.hpp"
+#include "gui/widgets.hpp"
 
 #include <QColor>
 #include <QPalette>
 
 namespace racktwin::gui {
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 

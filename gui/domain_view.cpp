@@ -11,13 +11,12 @@
 #include <cmath>
 
 #include "gui/blast_radius.hpp"
+#include "gui/widgets.hpp"
 
 namespace racktwin::gui {
 namespace {
 
 constexpr double kMargin = 8, kGap = 8, kHeader = 16, kTierGap = 14, kSpineH = 24, kMaxColumn = 240;
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 std::size_t most_slots(const std::vector<app::ElevationRack>& racks) {
   std::size_t n = 0;

@@ -16,21 +16,12 @@
 
 #include "gui/failure_text.hpp"
 #include "gui/palette.hpp"
+#include "gui/widgets.hpp"
 
 namespace racktwin::gui {
 namespace {
 
 constexpr std::size_t kEventRows = 5000;
-
-QTableView* compact_table(QAbstractItemModel* model, QWidget* parent) {
-  auto* t = new QTableView(parent);
-  t->setModel(model);
-  t->setSelectionBehavior(QAbstractItemView::SelectRows);
-  t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  t->verticalHeader()->setVisible(false);
-  t->setAlternatingRowColors(true);
-  return t;
-}
 
 }  // namespace
 
@@ -55,7 +46,7 @@ FailuresView::FailuresView(const Catalog& catalog, std::string db_path, QWidget*
   summary_ = new RowsModel(this);
   classes_ = new RowsModel(this);
   events_ = new RowsModel(this);
-  summary_view_ = compact_table(summary_, this);
+  summary_view_ = table_over(summary_, this);
   summary_view_->setFixedHeight(64);
   layout->addWidget(summary_view_);
   // The failures over time with the throughput and the attainment beneath them; the tables beside.
@@ -68,8 +59,8 @@ FailuresView::FailuresView(const Catalog& catalog, std::string db_path, QWidget*
     charts->addWidget(c);
   }
   auto* tables = new QSplitter(Qt::Vertical, split);
-  tables->addWidget(compact_table(classes_, tables));
-  tables->addWidget(compact_table(events_, tables));
+  tables->addWidget(table_over(classes_, tables));
+  tables->addWidget(table_over(events_, tables));
   split->addWidget(charts);
   split->addWidget(tables);
   split->setSizes({820, 520});
@@ -128,17 +119,10 @@ void FailuresView::show_outcome() {
   for (std::size_t i = 0; i < 3; ++i) {
     if (i < charts.size()) {
       QChart* c = charts[i].chart.release();
-      // Three charts share the height of a laptop screen: smaller titles and legends, no margins.
-      QFont title = c->titleFont();
-      title.setPointSize(10);
-      c->setTitleFont(title);
-      QFont legend = c->legend()->font();
-      legend.setPointSize(8);
-      c->legend()->setFont(legend);
-      c->setMargins(QMargins(2, 2, 2, 2));
+      // Three charts share the height of a laptop screen: no margins around them either.
+      compact_chart(c);
       c->layout()->setContentsMargins(0, 0, 0, 0);
       c->setBackgroundRoundness(0);
-      match_palette(c);
       charts_[i]->setChart(c);
     } else
       charts_[i]->setChart(new QChart);

@@ -28,29 +28,15 @@
 #include "gui/failure_text.hpp"
 #include "gui/palette.hpp"
 #include "gui/rack_view.hpp"
+#include "gui/widgets.hpp"
 
 namespace racktwin::gui {
 namespace {
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
   return out;
-}
-
-QTableView* table_over(QAbstractItemModel* model, QWidget* parent) {
-  auto* t = new QTableView(parent);
-  t->setModel(model);
-  t->setSelectionBehavior(QAbstractItemView::SelectRows);
-  t->setSelectionMode(QAbstractItemView::SingleSelection);
-  t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  t->verticalHeader()->setVisible(false);
-  t->setAlternatingRowColors(true);
-  return t;
 }
 
 // An entry's sections and every figure with its source or assumption, as HTML.

@@ -26,14 +26,13 @@
 #include "charts/charts.hpp"
 #include "gui/failure_text.hpp"
 #include "gui/palette.hpp"
+#include "gui/widgets.hpp"
 
 namespace racktwin::gui {
 namespace {
 
 constexpr double kJoulesPerKwh = 3.6e6;
 constexpr int kEditDelayMs = 250;  // edits within this time re-plan once
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QString edits_text(const plan::WhatIf& w) {
   QStringList parts;
@@ -69,13 +68,7 @@ PlanView::PlanView(const Catalog& catalog, std::string db_path, QWidget* parent)
   split->addWidget(heatmap_pane());
   timeline_ = new QTabWidget(split);
   table_ = new RowsModel(this);
-  table_view_ = new QTableView(timeline_);
-  table_view_->setModel(table_);
-  table_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_view_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_view_->verticalHeader()->setVisible(false);
-  table_view_->setAlternatingRowColors(true);
+  table_view_ = table_over(table_, timeline_);
   connect(table_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& i) { if (i.isValid()) select_quarter(i.row()); });
   timeline_->addTab(table_view_, "Quarters");

@@ -22,28 +22,12 @@
 #include "app/point_details.hpp"
 #include "gui/palette.hpp"
 #include "scenarios/points_loader.hpp"
+#include "gui/widgets.hpp"
 
 namespace racktwin::gui {
 namespace {
 
 const char* const kLatencies[3] = {"ttft_s", "tpot_s", "e2e_s"};
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-// Charts share a laptop screen: smaller titles and legends, and the application's palette.
-QChart* compact(QChart* c) {
-  QFont title = c->titleFont();
-  title.setPointSize(10);
-  c->setTitleFont(title);
-  QFont legend = c->legend()->font();
-  legend.setPointSize(8);
-  c->legend()->setFont(legend);
-  c->setMargins(QMargins(2, 2, 2, 2));
-  match_palette(c);
-  return c;
-}
 
 QChartView* chart_view(QWidget* parent) {
   auto* v = new QChartView(parent);
@@ -122,13 +106,8 @@ QWidget* ResultsView::point_pane() {
   layout->addWidget(point_title_);
   auto* split = new QSplitter(Qt::Vertical, pane);
   details_ = new RowsModel(pane);
-  auto* table = new QTableView(split);
-  table->setModel(details_);
-  table->verticalHeader()->setVisible(false);
+  auto* table = table_over(details_, split);
   table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
-  table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table->setAlternatingRowColors(true);
-  table->setSelectionBehavior(QAbstractItemView::SelectRows);
   auto* cdfs = new QWidget(split);
   auto* cdf_layout = new QVBoxLayout(cdfs);
   cdf_layout->setContentsMargins(0, 0, 0, 0);
@@ -272,7 +251,7 @@ void ResultsView::show_group(int index) {
 void ResultsView::draw_paretos() {
   const auto& g = groups_[static_cast<std::size_t>(group_)];
   for (int k = 0; k < 2; ++k) {
-    QChart* c = compact(charts::pareto_chart(
+    QChart* c = compact_chart(charts::pareto_chart(
                             *run_, g,
                             k == 0 ? charts::ParetoAxis::per_xpu : charts::ParetoAxis::per_allin_mw,
                             published_)
@@ -317,7 +296,7 @@ void ResultsView::select_point(std::size_t index) {
                         (p.error.empty() ? QString() : " — " + q(p.error).toHtmlEscaped()));
   for (int m = 0; m < 3; ++m)
     replace_chart(cdf_[m],
-                  compact(charts::point_latency_cdf_chart(*run_, index, kLatencies[m]).release()));
+                  compact_chart(charts::point_latency_cdf_chart(*run_, index, kLatencies[m]).release()));
   cdf_note_->setText(q(app::point_cdf_note(p)));
   highlight(index);
   emit point_selected();

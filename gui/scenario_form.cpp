@@ -1,4 +1,5 @@
 #include "gui/scenario_form.hpp"
+#include "gui/widgets.hpp"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -11,10 +12,6 @@
 
 namespace racktwin::gui {
 namespace {
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 // Replaces only the part of the editor's text that differs, as one undo step.
 void replace_changed(QPlainTextEdit* editor, const QString& before, const QString& after) {

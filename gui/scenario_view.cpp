@@ -19,16 +19,13 @@
 
 #include "db/store.hpp"
 #include "gui/failure_text.hpp"
+#include "gui/widgets.hpp"
 
 namespace racktwin::gui {
 namespace {
 
 constexpr int kDebounceMs = 300;
 constexpr int kProgressSteps = 1000;
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 // "m:ss" left, from the time spent on a share of the work (as the CLI's progress bar).
 QString eta_text(double elapsed_s, double share) {
@@ -127,14 +124,10 @@ QWidget* ScenarioView::diagnostics_pane() {
   check_status_ = new QLabel("Not checked yet.", pane);
   check_status_->setWordWrap(true);
   diagnostics_ = new RowsModel(pane);
-  diagnostics_view_ = new QTableView(pane);
-  diagnostics_view_->setModel(diagnostics_);
-  diagnostics_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  diagnostics_view_->setSelectionMode(QAbstractItemView::SingleSelection);
-  diagnostics_view_->verticalHeader()->setVisible(false);
+  diagnostics_view_ = table_over(diagnostics_, pane);
+  diagnostics_view_->setAlternatingRowColors(false);
   diagnostics_view_->verticalHeader()->setDefaultSectionSize(
       diagnostics_view_->fontMetrics().height() + 6);
-  diagnostics_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   diagnostics_view_->horizontalHeader()->setStretchLastSection(true);
   diagnostics_view_->setWordWrap(false);
   connect(diagnostics_view_, &QTableView::clicked, this,

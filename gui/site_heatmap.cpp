@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "charts/charts.hpp"
+#include "gui/widgets.hpp"
 
 namespace racktwin::gui {
 namespace {
@@ -20,8 +21,6 @@ constexpr int kHallGap = 2, kSiteGap = 10;  // cells
 constexpr double kTop = 46, kBottom = 30, kSide = 10;  // pixels: site labels, legend
 constexpr double kAspect = 2.8;  // the shape the fleet is laid out for (wide, like the tab)
 constexpr double kMaxScale = 48;
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QString mw(double w) {
   return w >= 1e9 ? QString::number(w / 1e9, 'f', 2) + " GW" : QString::number(w / 1e6, 'f', 0) + " MW";

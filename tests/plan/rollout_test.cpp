@@ -7,52 +7,21 @@
 
 #include <cmath>
 
+#include "made_up_plan.hpp"
+
 namespace {
 
 using namespace racktwin;
 using namespace racktwin::plan;
 
-Figure fig(double v) {
-  return Figure{v, {}};
-}
+using test::fig;
 
-// One site energising 10 MW then 40 MW; a generation of 100 kW units of 100 XPUs.
 Plan small_plan() {
-  Plan p;
-  p.first = {2026, 3};
-  p.last = {2027, 4};
-  PlanSite s;
-  s.id = "a";
-  s.pue = fig(1.25);
-  s.ramp = {{{2026, 3}, Watts(10e6)}, {{2027, 1}, Watts(40e6)}};
-  s.commission_per_week = 20;
-  p.sites = {s};
-  p.dock_to_rack = fig(0);
-  p.costs.electricity_price = fig(usd_per_kwh(0.1).value());
-  p.costs.facility_capex = fig(10);  // $10M/MW
-  p.costs.depreciation_years = fig(4);
-  p.costs.facility_years = fig(15);
-  p.costs.maintenance = fig(0.0);
-  p.costs.financing_rate = fig(0.0);
-  p.costs.utilisation = fig(1.0);
-  p.costs.output_price_ratio = fig(1.0);
-  return p;
+  return test::one_site_plan();
 }
 
 UnitModel unit(std::map<Quarter, double> supply, double capex = 1e6) {
-  UnitModel u;
-  u.generation.id = "g";
-  u.generation.supply = std::move(supply);
-  u.unit_name = "rack pair";
-  u.xpus = 100;
-  u.racks = 2;
-  u.domain_xpus = 1000;
-  u.it_power = Watts(100e3);
-  u.operating_it_power = Watts(60e3);
-  u.tps_per_xpu = 1000;
-  u.output_share = 0.25;
-  u.capex_per_unit = capex;
-  return u;
+  return test::made_up_unit("g", std::move(supply), capex);
 }
 
 TEST(Rollout, EveryQuarter_UnitsTimesPowerTimesPue_IsTheFacilityPowerUsed) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "made_up_plan.hpp"
 #include "plan/what_if.hpp"
 
 namespace {
@@ -12,46 +13,18 @@ namespace {
 using namespace racktwin;
 using namespace racktwin::plan;
 
-Figure fig(double v) {
-  return Figure{v, {}};
-}
-
-// Two sites energising 10 MW then 40 MW, and 20 MW; units of 100 kW, an older and a newer generation.
+// Two sites: the made-up plan's, and one energising 20 MW from 2026Q4.
 Plan two_sites() {
-  Plan p;
-  p.first = {2026, 3};
-  p.last = {2027, 4};
-  PlanSite a;
-  a.id = "a";
-  a.pue = fig(1.25);
-  a.ramp = {{{2026, 3}, Watts(10e6)}, {{2027, 1}, Watts(40e6)}};
-  a.commission_per_week = 20;
-  PlanSite b = a;
+  Plan p = test::one_site_plan();
+  PlanSite b = p.sites.front();
   b.id = "b";
   b.ramp = {{{2026, 4}, Watts(20e6)}};
-  p.sites = {a, b};
-  p.dock_to_rack = fig(0);
-  p.costs.electricity_price = fig(usd_per_kwh(0.1).value());
-  p.costs.facility_capex = fig(10);
-  p.costs.depreciation_years = fig(4);
-  p.costs.facility_years = fig(15);
-  p.costs.utilisation = fig(1.0);
-  p.costs.output_price_ratio = fig(1.0);
+  p.sites.push_back(b);
   return p;
 }
 
 UnitModel unit(std::string id, std::map<Quarter, double> supply) {
-  UnitModel u;
-  u.generation.id = std::move(id);
-  u.generation.supply = std::move(supply);
-  u.unit_name = "rack pair";
-  u.xpus = 100;
-  u.racks = 2;
-  u.it_power = Watts(100e3);
-  u.operating_it_power = Watts(60e3);
-  u.tps_per_xpu = 1000;
-  u.capex_per_unit = 1e6;
-  return u;
+  return test::made_up_unit(std::move(id), std::move(supply));
 }
 
 std::vector<UnitModel> fleet() {
