@@ -43,14 +43,14 @@ configure_and_build() {
   cmake --build "$BUILD_DIR" --parallel "${RACKTWIN_JOBS:-$(nproc)}"
 }
 
-# Everything, tests included, with AddressSanitizer and UndefinedBehaviorSanitizer, in a build
-# directory of its own.
+# A target ($1: sanitizer_suite, or all) with AddressSanitizer and UndefinedBehaviorSanitizer, in a
+# build directory of its own.
 configure_and_build_sanitized() {
   local gen=()
   [ -f "$SANITIZE_BUILD_DIR/CMakeCache.txt" ] || gen=(-G Ninja)
   cmake -S "$ROOT" -B "$SANITIZE_BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE="${RACKTWIN_BUILD_TYPE:-RelWithDebInfo}" \
     -DRACKTWIN_SANITIZE=ON >/dev/null
-  cmake --build "$SANITIZE_BUILD_DIR" --parallel "${RACKTWIN_JOBS:-$(nproc)}"
+  cmake --build "$SANITIZE_BUILD_DIR" --parallel "${RACKTWIN_JOBS:-$(nproc)}" --target "$1"
 }
 
 # Open MPI refuses to run as root and to start more ranks than cores unless told; CI runs as root on

@@ -4,6 +4,7 @@
 // ones bound for the decode pool, and requests a failed replica lost.
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <utility>
 
@@ -29,7 +30,7 @@ class FrontEnd {
       open_loop();
     else
       start_clients();
-    while (completed_ < n_ && p_->error.empty()) {
+    while (running()) {
       wait_for_returns();
       take_returns();
     }
@@ -37,12 +38,17 @@ class FrontEnd {
   }
 
  private:
+  // Every request finished, or the run failed, or it is stranded.
+  bool running() const { return completed_ < n_ && p_->error.empty() && !stranded_; }
+
   // Sends a request, at the current time, to a replica in service by the router's policy; parks it
-  // when every replica of the entry pool is down.
+  // when every replica of the entry pool is down. When none of them will ever come back, the run
+  // is stranded: it ends now, and the requests left unfinished make the point's error.
   void route(Request* r) {
     const int k = p_->router->pick(*r);
     if (k < 0) {
       parked_.push_back(r);
+      stranded_ = stranded_ || !any_comes_back();
       return;
     }
     r->replica = k;
@@ -62,9 +68,23 @@ class FrontEnd {
   }
   void issue(int client, double at) { issue_index(static_cast<std::size_t>(next_++), client, at); }
 
-  // Blocks until a replica hands something back, revives, or the run fails.
+  // Whether a replica of the entry pool, every one down now, has an outage that ends.
+  bool any_comes_back() const {
+    const double now = sg4::Engine::get_clock();
+    const int pool = p_->prefill > 0 ? p_->prefill : p_->total;
+    for (int k = 0; k < pool; ++k) {
+      bool down_for_good = false;
+      for (const Point::Outage& o : p_->outages[static_cast<std::size_t>(k)])
+        down_for_good = down_for_good || (o.from <= now && std::isinf(o.to));
+      if (!down_for_good) return true;
+    }
+    return false;
+  }
+
+  // Blocks until a replica hands something back, revives, or the run fails or is stranded.
   void wait_for_returns() {
-    while (p_->done.empty() && !p_->revived && p_->error.empty()) p_->done_cv->wait(lock_);
+    while (p_->done.empty() && !p_->revived && p_->error.empty() && !stranded_)
+      p_->done_cv->wait(lock_);
   }
 
   // Re-routes the parked requests when a replica came back, then takes every request the
@@ -144,7 +164,7 @@ class FrontEnd {
       if (p_->graph.pending[static_cast<std::size_t>(i)] == 0)
         scheduled_.emplace(p_->graph.release[static_cast<std::size_t>(i)],
                            static_cast<std::size_t>(i));
-    while (completed_ < n_ && p_->error.empty()) {
+    while (running()) {
       if (scheduled_.empty()) {
         wait_for_returns();
         take_returns();
@@ -166,7 +186,7 @@ class FrontEnd {
 
   // Open loop: each request arrives at its pre-drawn time, whatever is in flight.
   void open_loop() {
-    while (next_ < n_ && p_->error.empty()) {
+    while (next_ < n_ && running()) {
       const double at = p_->requests[static_cast<std::size_t>(next_)].arrival;
       lock_.unlock();
       sg4::this_actor::sleep_until(at);
@@ -199,6 +219,7 @@ class FrontEnd {
   int next_ = 0;                       // next request to issue (closed and open loop)
   int completed_ = 0;
   std::deque<Request*> parked_;  // requests waiting for a replica to come back into service
+  bool stranded_ = false;  // parked requests, and no replica of the entry pool ever comes back
   // Request graphs: released requests by arrival time (then index), not yet issued.
   std::set<std::pair<double, std::size_t>> scheduled_;
 };
