@@ -92,6 +92,39 @@ Json optional_json(const std::optional<T>& v) {
   return v ? Json(*v) : Json(nullptr);
 }
 
+// The engine settings every point runs with, each marked when it is the default.
+std::string engine_text(const Scenario& sc) {
+  const EngineSpec& given = sc.engine;
+  const sim::EngineParams e = sim::engine_of(sc, Workload{});
+  const perf::MemoryParams m = sim::memory_of(sc);
+  const bool any = given.max_seqs || given.max_batched_tokens || given.memory_utilization ||
+                   given.reserve_output || given.prefix_cache;
+  auto mark = [any](bool set) { return set || !any ? "" : " (default)"; };
+  const std::string admission =
+      e.reserve_output_ratio >= 1.0   ? "admits a request when its whole output fits, never preempts"
+      : e.reserve_output_ratio <= 0.0 ? "admits on the current context, preempts when the cache fills"
+                                      : fmt::format("reserves {:g} of each output at admission, "
+                                                    "preempts when the cache fills",
+                                                    e.reserve_output_ratio);
+  return fmt::format(
+      "{} sequences{}, {} tokens per iteration{}, {:g}% of HBM{}; {}{}; prefix cache {}{}{}",
+      e.max_seqs, mark(given.max_seqs.has_value()), m.max_batched_tokens,
+      mark(given.max_batched_tokens.has_value()), m.memory_utilization * 100,
+      mark(given.memory_utilization.has_value()), admission,
+      mark(given.reserve_output.has_value()), e.prefix_cache ? "on" : "off",
+      mark(given.prefix_cache.has_value()), any ? "" : " (the defaults)");
+}
+
+Json engine_json(const Scenario& sc) {
+  const sim::EngineParams e = sim::engine_of(sc, Workload{});
+  const perf::MemoryParams m = sim::memory_of(sc);
+  return {{"max_seqs", e.max_seqs},
+          {"max_batched_tokens", m.max_batched_tokens},
+          {"memory_utilization", m.memory_utilization},
+          {"reserve_output", e.reserve_output_ratio},
+          {"prefix_cache", e.prefix_cache}};
+}
+
 }  // namespace
 
 Json to_json(const ScenarioCheck& c) {
@@ -138,6 +171,7 @@ Json to_json(const ScenarioCheck& c) {
          {"concurrency", sc.concurrency},
          {"replicas", sc.replicas},
          {"router", router_name(sc.router)},
+         {"engine", engine_json(sc)},
          {"facility",
           {{"pue", f.pue},
            {"electricity_usd_per_kwh", f.electricity_price.value() * kJoulesPerKwh},
@@ -202,6 +236,7 @@ ScenarioCheck check_loaded(const Catalog& cat, std::expected<Scenario, Diagnosti
     add("concurrency",
         join_all(sc->concurrency) + " (" + plural(sc->concurrency.size(), "point") + ")");
   add("replicas", fmt::format("{} per point, routed {}", sc->replicas, routing(sc->router)));
+  add("engine", engine_text(*sc));
   const FacilitySpec& f = sc->facility;
   add("facility",
       fmt::format("PUE {:g}{}, electricity {}{}{}", f.pue, f.pue_given ? "" : " (default)",

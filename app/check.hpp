@@ -29,7 +29,8 @@ struct ScenarioCheck {
   std::vector<db::Assumption> assumptions;   // as a stored run of the scenario records them
   std::optional<std::string> sweep_problem;  // why the sweep cannot be built (no assumptions)
   // What the scenario sweeps, line by line: seed, systems, models, workloads (one line each),
-  // layouts, concurrency, replicas and routing, facility, outputs, sweep size, assumptions.
+  // layouts, concurrency, replicas and routing, engine, facility, outputs, sweep size,
+  // assumptions.
   std::vector<Fact> summary;
   bool valid() const { return errors.empty(); }
 };

@@ -10,6 +10,7 @@ struct Target {
   const Model* model = nullptr;
   std::string precision;
   const EfficiencyPrior* prior = nullptr;
+  EfficiencyChoice efficiency;  // what `run` uses: calibrated, family or prior
 };
 
 Result<Target> resolve(const Catalog& cat, const std::string& system, const std::string& model,
@@ -42,6 +43,8 @@ Result<Target> resolve(const Catalog& cat, const std::string& system, const std:
     return std::unexpected(
         Problem{Problem::Input::efficiency,
                 "the catalog has no efficiency prior for " + system + " and no 'default' prior"});
+  t.efficiency = cat.efficiency_for(t.system->id).value_or(
+      EfficiencyChoice{t.prior->values, "prior " + t.prior->id});
   return t;
 }
 
@@ -93,6 +96,7 @@ Json to_json(const IterationTime& t) {
           {"xpus", t.xpus},
           {"precision", t.precision},
           {"efficiency_prior", t.prior},
+          {"efficiency_origin", t.efficiency_origin},
           {"efficiency", efficiency_json(t.efficiency)},
           {"shape",
            {{"decode_seqs", r.batch},
@@ -121,7 +125,9 @@ Result<IterationTime> iteration_time(const Catalog& cat, const PerfRequest& req)
   auto layout = parse_layout(req.layout);
   if (!layout) return std::unexpected(Problem{Problem::Input::layout, layout.error()});
   const perf::Speculation spec{req.draft, req.acceptance};
-  auto sm = perf::StepModel::create(*t.model, *t.system, cat, *layout, t.precision, t.prior->values,
+  const EfficiencyChoice used =
+      req.prior ? EfficiencyChoice{t.prior->values, "prior " + t.prior->id} : t.efficiency;
+  auto sm = perf::StepModel::create(*t.model, *t.system, cat, *layout, t.precision, used.values,
                                     spec);
   if (!sm)
     return std::unexpected(Problem{Problem::Input::layout_run,
@@ -138,7 +144,8 @@ Result<IterationTime> iteration_time(const Catalog& cat, const PerfRequest& req)
   r.precision = t.precision;
   r.weights = weights_text(*t.model, t.precision);
   r.prior = t.prior->id;
-  r.efficiency = t.prior->values;
+  r.efficiency_origin = used.origin;
+  r.efficiency = used.values;
   r.breakdown = sm->step(shape);
   const double total = r.breakdown.total.value();
   r.output_tokens = req.batch * r.breakdown.tokens_per_decode_seq;

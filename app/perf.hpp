@@ -28,6 +28,7 @@ struct PerfRequest {
   double prefill_context = 0;
   int draft = 0;  // speculative / MTP draft tokens per step
   double acceptance = 1.0;
+  bool prior = false;  // the system's efficiency prior, not the efficiencies `run` uses
 };
 
 struct IterationTime {
@@ -37,6 +38,9 @@ struct IterationTime {
   std::string precision;
   std::string weights;  // the variant's number formats, e.g. "attention fp8, experts fp4, KV fp8"
   std::string prior;    // efficiency prior id
+  // Where `efficiency` comes from, as Catalog::efficiency_for says it ("calibrated", "family <prior
+  // id>", "prior <prior id>"): the values `run` uses, unless the request asked for the prior.
+  std::string efficiency_origin;
   perf::Efficiency efficiency;
   perf::Breakdown breakdown;
   double output_tokens = 0;        // per iteration and replica

@@ -38,12 +38,16 @@ void print_iteration(const app::IterationTime& t) {
   if (a.draft > 0)
     fmt::print("; speculation {} draft tokens, acceptance {:g}", a.draft, a.acceptance);
   const auto& e = t.efficiency;
+  const std::string origin = t.efficiency_origin == "calibrated"
+                                 ? "calibrated for " + a.system
+                                 : t.efficiency_origin.starts_with("family ")
+                                       ? "calibrated for the family '" + t.prior + "'"
+                                       : "prior '" + t.prior + "'";
   fmt::print(
-      "\nefficiency: prior '{}' (mfu {:g}, mbu {:g}, comm_eff {:g}, alpha {}, overlap {:g}, layer "
-      "{}, step {}, "
-      "MoE imbalance {:g})\n\n",
-      t.prior, e.mfu, e.mbu, e.comm_eff, format(e.alpha), e.overlap, format(e.layer_overhead),
-      format(e.step_overhead), e.moe_imbalance);
+      "\nefficiency: {}{} (mfu {:g}, mbu {:g}, comm_eff {:g}, alpha {}, overlap {:g}, layer {}, step "
+      "{}, MoE imbalance {:g})\n\n",
+      origin, a.prior ? ", as asked" : ", as run uses", e.mfu, e.mbu, e.comm_eff, format(e.alpha),
+      e.overlap, format(e.layer_overhead), format(e.step_overhead), e.moe_imbalance);
   Table tt({"term", "time", "share"});
   tt.add({"compute-bound ops", ms(b.compute), pct(b.compute, b.total)});
   tt.add({"memory-bound ops", ms(b.memory), pct(b.memory, b.total)});
@@ -131,6 +135,8 @@ void add_perf_commands(CLI::App& app, Commands& out) {
   perf->add_option("--acceptance", p.acceptance,
                    "Mean tokens emitted per sequence per step with --draft")
       ->check(CLI::Range(1.0, 17.0));
+  perf->add_flag("--prior", p.prior,
+                 "Use the system's efficiency prior, not the calibrated efficiencies run uses");
   perf->add_flag("--json", pa->json, "Machine-readable output");
   out.push_back({perf, [pa](const Catalog& cat) {
                    const auto t = app::iteration_time(cat, pa->request);

@@ -175,6 +175,18 @@ struct FacilitySpec {
   bool price_given = false;
 };
 
+// The serving engine's limits and admission policy for every point (docs/scenarios.md, "Engine");
+// unset: the simulation's defaults (sim::EngineParams, perf::MemoryParams).
+struct EngineSpec {
+  std::optional<int> max_seqs;                // sequences running at once, per replica
+  std::optional<int> max_batched_tokens;      // tokens per iteration; sizes the workspace too
+  std::optional<double> memory_utilization;   // share of HBM for weights, KV and workspace
+  std::optional<double> reserve_output;       // share of the remaining output reserved in KV at
+                                              // admission: 1 never preempts, 0 admits on the
+                                              // current context and preempts when the cache fills
+  std::optional<bool> prefix_cache;           // keep finished prompts' blocks for reuse
+};
+
 // Bounds on the work one run may ask for, checked before any simulation (docs/scenarios.md,
 // "Limits"); a scenario raises them with its `limits:` key.
 struct RunLimits {
@@ -200,6 +212,7 @@ struct Scenario {
   // KV blocks evicted from HBM, for any replica of the pool to load back; 0 = no offload.
   double host_offload = 0;
   std::vector<FailureSpec> failures;  // parts that fail during every point's run
+  EngineSpec engine;
   RouterPolicy router = RouterPolicy::least_outstanding;
   FacilitySpec facility;
   OutputSpec output;

@@ -577,6 +577,20 @@ void read_facility(Context& ctx, MapReader& top, FacilitySpec& facility) {
   f.finish();
 }
 
+// The `engine` mapping of a scenario's top level, when there is one.
+void read_engine(Context& ctx, MapReader& top, EngineSpec& e) {
+  if (!top.has("engine")) return;
+  MapReader m(ctx, top.get("engine"), top.child("engine"));
+  if (!m.ok()) return;
+  if (auto v = m.integer("max_seqs", false, 1, 1 << 20)) e.max_seqs = static_cast<int>(*v);
+  if (auto v = m.integer("max_batched_tokens", false, 16, 1 << 24))
+    e.max_batched_tokens = static_cast<int>(*v);
+  e.memory_utilization = m.number("memory_utilization", false, 0.05, 1.0);
+  e.reserve_output = m.number("reserve_output", false, 0.0, 1.0);
+  e.prefix_cache = m.boolean("prefix_cache", false);
+  m.finish();
+}
+
 // `reference:` names a points file; it is read now, so that a file of another kind fails the
 // check rather than the run after its simulation.
 void read_reference(Context& ctx, MapReader& top, const Catalog& catalog, Scenario& sc) {
@@ -709,6 +723,7 @@ std::expected<Scenario, Diagnostics> read_scenario(Context& ctx, const YAML::Nod
   }
   if (top.has("router"))
     if (auto r = top.choice("router", false, router_names())) sc.router = *router_from_name(*r);
+  read_engine(ctx, top, sc.engine);
   read_facility(ctx, top, sc.facility);
   read_reference(ctx, top, catalog, sc);
   read_limits(ctx, top, sc.limits);

@@ -298,11 +298,17 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
   if (!running_.empty())
     credit_ = credit_ + static_cast<double>(j) * params_.tokens_per_step - steps;
   make_room(added);
+  // A reservation never falls below what the sequence holds: below a ratio of 1 it grows with the
+  // tokens generated, by the share of each that was not reserved at admission (at 0, the current
+  // context exactly), so new prompts are admitted on what the cache really holds.
+  const double unreserved = 1.0 - params_.reserve_output_ratio;
   for (Request* r : running_) {
     const int t = std::min(steps, r->osl - r->generated);
     r->generated += t;
     r->kv_tokens += t;
     r->context += t;
+    r->reserved += unreserved * t;
+    reserved_ += unreserved * t;
   }
   kv_used_ += added;
   context_sum_ += added;

@@ -49,7 +49,8 @@ struct Request {
   // it); empty when the prompt shares nothing (random InferenceX prompts).
   std::vector<std::uint64_t> blocks;
   int cached_blocks = 0;    // leading blocks it holds (pinned) in the replica's prefix cache
-  double reserved = 0;      // KV tokens reserved for it at admission (prompt + expected output)
+  double reserved = 0;      // KV tokens reserved for it: at admission prompt + ratio x output, then
+                            // never below what it holds (ReplicaEngine::apply)
   bool kv_arrived = false;  // disaggregated serving: its prompt's KV came from a prefill replica
   bool failed = false;      // its replica failed under it: to be restarted on another
   // KV offload: whether the host tier was looked up for it, and the leading prompt blocks it holds

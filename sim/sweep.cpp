@@ -7,6 +7,24 @@
 
 namespace racktwin::sim {
 
+perf::MemoryParams memory_of(const Scenario& sc) {
+  perf::MemoryParams m;
+  if (sc.engine.memory_utilization) m.memory_utilization = *sc.engine.memory_utilization;
+  if (sc.engine.max_batched_tokens) m.max_batched_tokens = *sc.engine.max_batched_tokens;
+  return m;
+}
+
+EngineParams engine_of(const Scenario& sc, const Workload& w) {
+  EngineParams e;
+  if (sc.engine.max_seqs) e.max_seqs = *sc.engine.max_seqs;
+  if (sc.engine.max_batched_tokens) e.max_batched_tokens = *sc.engine.max_batched_tokens;
+  if (sc.engine.reserve_output) e.reserve_output_ratio = *sc.engine.reserve_output;
+  if (sc.engine.prefix_cache) e.prefix_cache = *sc.engine.prefix_cache;
+  if (w.kind == WorkloadKind::trace) e.block_tokens = w.trace.block_tokens;
+  if (w.kind == WorkloadKind::agentic) e.block_tokens = w.agentic.block_tokens;
+  return e;
+}
+
 std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const System& s,
                                   const Model& m, const std::string& precision, double min_tokens) {
   std::vector<Layout> out = sc.layouts.named;
@@ -22,6 +40,7 @@ std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const 
     q.max_pp = 1;
     q.precision = precision;
     q.min_tokens = min_tokens;
+    q.memory = memory_of(sc);
     for (const auto& o : perf::enumerate_layouts(m, s, cat, q))
       if (o.valid) out.push_back(o.layout);
   }
@@ -120,8 +139,8 @@ std::expected<std::vector<PointSpec>, std::string> build_sweep(const Catalog& ca
               p.workload = w.inferencex;
               p.workload_id = w.id;
               p.arrivals = arrivals;
-              if (w.kind == WorkloadKind::trace) p.engine.block_tokens = w.trace.block_tokens;
-              if (w.kind == WorkloadKind::agentic) p.engine.block_tokens = w.agentic.block_tokens;
+              p.engine = engine_of(sc, w);
+              p.memory = memory_of(sc);
               p.replicas = mode.disaggregated() ? mode.decode : sc.replicas;
               if (mode.disaggregated()) p.prefill_replicas = mode.prefill;
               p.host_offload = sc.host_offload;

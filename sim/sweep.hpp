@@ -33,6 +33,11 @@ struct SweepOptions {
   std::function<std::optional<perf::Efficiency>(const System&)> efficiency;
 };
 
+// The scenario's `engine` keys over the simulation's defaults: the memory planner's parameters, and
+// the replica engine's for a workload (whose cache block size a trace or agentic workload sets).
+perf::MemoryParams memory_of(const Scenario& sc);
+EngineParams engine_of(const Scenario& sc, const Workload& w);
+
 // The layouts a sweep tries for one system and model: the scenario's named layouts, plus every
 // valid layout (pipeline depth 1) of the scenario's replica sizes, by default the compute tray and
 // 8 XPUs. `min_tokens`: KV tokens a layout must hold (the longest request).

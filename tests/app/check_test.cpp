@@ -111,3 +111,34 @@ TEST(CheckScenario, SweepAboveThePointsLimit_IsAnErrorWithTheLimit) {
 
 }  // namespace
 }  // namespace racktwin::app
+
+namespace racktwin::app {
+namespace {
+
+TEST(CheckScenario, Engine_ShowsWhatEveryPointRunsWith_DefaultsMarked_AndTheSweepTakesIt) {
+  const std::string text =
+      "name: e\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\n"
+      "workloads: [{isl: 8192, osl: 1024}]\nconcurrency: [1]\nlayouts: {named: [tp4]}\n"
+      "engine: {reserve_output: 0, max_batched_tokens: 8192, memory_utilization: 0.8}\n";
+  const ScenarioCheck c = check_scenario_text(shipped_catalog(), text, "e.yaml");
+  ASSERT_TRUE(c.valid());
+  std::string engine;
+  for (const auto& f : c.summary)
+    if (f.label == "engine") engine = f.text;
+  EXPECT_EQ(engine,
+            "1024 sequences (default), 8192 tokens per iteration, 80% of HBM; admits on the "
+            "current context, preempts when the cache fills; prefix cache on (default)");
+  const Json j = to_json(c);
+  EXPECT_EQ(j["engine"]["reserve_output"], 0.0);
+  EXPECT_EQ(j["engine"]["max_seqs"], 1024);
+  // Every point runs with them, and the memory planner gives the layout less KV at 80% of HBM.
+  sim::SweepOptions so;
+  auto points = sim::build_sweep(shipped_catalog(), *c.scenario, so);
+  ASSERT_TRUE(points && points->size() == 1);
+  EXPECT_EQ(points->front().engine.reserve_output_ratio, 0.0);
+  EXPECT_EQ(points->front().memory.max_batched_tokens, 8192);
+  EXPECT_DOUBLE_EQ(points->front().memory.memory_utilization, 0.8);
+}
+
+}  // namespace
+}  // namespace racktwin::app

@@ -93,6 +93,31 @@ TEST(IterationTime, DecodeBatch_AddsUpAndCarriesThroughput) {
   EXPECT_EQ(j["efficiency_prior"], t->prior);
 }
 
+TEST(IterationTime, TakesTheEfficienciesRunUses_OrThePriorWhenAsked) {
+  PerfRequest req;
+  req.system = "h200-hgx";
+  req.model = "llama-3.3-70b";
+  req.layout = "tp4";
+  req.batch = 32;
+  req.context = 8192;
+  const Catalog& cat = shipped_catalog();
+  const auto chosen = cat.efficiency_for(req.system);
+  ASSERT_TRUE(chosen);
+  ASSERT_EQ(chosen->origin, "calibrated");  // the shipped calibration fits h200-hgx
+  const auto run_uses = iteration_time(cat, req);
+  ASSERT_TRUE(run_uses) << run_uses.error().message;
+  EXPECT_EQ(run_uses->efficiency_origin, "calibrated");
+  EXPECT_DOUBLE_EQ(run_uses->efficiency.mfu, chosen->values.mfu);
+  EXPECT_DOUBLE_EQ(run_uses->efficiency.step_overhead.value(), chosen->values.step_overhead.value());
+  req.prior = true;
+  const auto prior = iteration_time(cat, req);
+  ASSERT_TRUE(prior) << prior.error().message;
+  EXPECT_EQ(prior->efficiency_origin, "prior " + prior->prior);
+  EXPECT_DOUBLE_EQ(prior->efficiency.mfu, cat.efficiency_prior_for(req.system)->values.mfu);
+  EXPECT_NE(prior->breakdown.total.value(), run_uses->breakdown.total.value());
+  EXPECT_EQ(to_json(*run_uses)["efficiency_origin"], "calibrated");
+}
+
 TEST(IterationTime, BadInputs_AreTypedProblems) {
   PerfRequest req;
   req.system = "h100-hgx";

@@ -377,3 +377,41 @@ TEST(ScenarioLoader_Trace, RelativeFile_ResolvesBesideTheScenario_AndMissingFile
 
 }  // namespace
 }  // namespace racktwin
+
+namespace racktwin {
+namespace {
+
+const char* kEngineHead =
+    "name: e\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\n"
+    "workloads: [{isl: 1024, osl: 128}]\nconcurrency: [1]\n";
+
+TEST(ScenarioLoader_Engine, KeysAreRead_AbsentOnesStayUnset) {
+  auto sc = load_scenario_string(
+      std::string(kEngineHead) +
+          "engine: {max_seqs: 256, max_batched_tokens: 8192, reserve_output: 0, prefix_cache: false}\n",
+      "engine.yaml", test::shipped_catalog());
+  ASSERT_TRUE(sc) << test::dump(sc.error());
+  EXPECT_EQ(sc->engine.max_seqs, 256);
+  EXPECT_EQ(sc->engine.max_batched_tokens, 8192);
+  EXPECT_EQ(sc->engine.reserve_output, 0.0);
+  EXPECT_EQ(sc->engine.prefix_cache, false);
+  EXPECT_FALSE(sc->engine.memory_utilization.has_value());
+}
+
+TEST(ScenarioLoader_Engine, OutOfRangeAndUnknownKeys_AreLocatedErrors_AllAtOnce) {
+  auto sc = load_scenario_string(std::string(kEngineHead) +
+                                     "engine:\n  reserve_output: 1.5\n  max_seqs: 0\n"
+                                     "  memory_utilisation: 0.8\n",
+                                 "engine.yaml", test::shipped_catalog());
+  ASSERT_FALSE(sc);
+  const Diagnostics& d = sc.error();
+  ASSERT_EQ(d.size(), 3u) << test::dump(d);
+  EXPECT_EQ(d[0].path, "engine.reserve_output");
+  EXPECT_EQ(d[0].where.line, 7);
+  EXPECT_EQ(d[1].path, "engine.max_seqs");
+  EXPECT_EQ(d[1].where.line, 8);
+  EXPECT_NE(d[2].hint.find("did you mean 'memory_utilization'"), std::string::npos) << test::dump(d);
+}
+
+}  // namespace
+}  // namespace racktwin
