@@ -47,7 +47,8 @@ const std::vector<std::string>& ScenarioForm::paths() {
                                           "workloads[0].kind",
                                           "workloads[0].isl",
                                           "workloads[0].osl",
-                                          "concurrency"};
+                                          "concurrency",
+                                          "engine"};
   return p;
 }
 
@@ -84,6 +85,10 @@ ScenarioForm::ScenarioForm(const Catalog& catalog, QPlainTextEdit* editor, QWidg
   form->addRow("concurrency", line_field("concurrency",
                                          "Clients per point: 8, [1, 4, 16] or {from: 1, to: 1024, "
                                          "factor: 2}"));
+  form->addRow("engine", line_field("engine",
+                                    "The serving engine's limits and admission, e.g. "
+                                    "{reserve_output: 0, max_seqs: 256} (docs/scenarios.md, "
+                                    "Engine); empty: the defaults"));
   status_ = new QLabel(this);
   status_->setWordWrap(true);
   form->addRow(status_);

@@ -129,6 +129,16 @@ TEST_F(ScenarioEditor, TheForm_EditsTheTextInPlace_AsOneUndoStep) {
   EXPECT_EQ(v.form()->field("workloads[0].isl")->text(), "2048");
   v.editor()->undo();
   EXPECT_TRUE(v.editor()->toPlainText().contains("concurrency: [1, 4]\n"));
+  // A key the text does not have yet is added at the end; the check reads it back.
+  EXPECT_EQ(v.form()->field("engine")->text(), "");
+  ASSERT_TRUE(v.form()->apply("engine", "{reserve_output: 0, max_seqs: 256}"));
+  EXPECT_TRUE(v.editor()->toPlainText().endsWith("engine: {reserve_output: 0, max_seqs: 256}\n"))
+      << v.editor()->toPlainText().toStdString();
+  ASSERT_TRUE(wait_check(v));
+  ASSERT_TRUE(v.last_check()->valid());
+  EXPECT_EQ(v.last_check()->scenario->engine.max_seqs, 256);
+  EXPECT_EQ(v.form()->field("engine")->text(), "{reserve_output: 0, max_seqs: 256}");
+  v.editor()->undo();
   // An edit that cannot be made in place is refused with the reason, the text untouched.
   const QString before = v.editor()->toPlainText();
   EXPECT_FALSE(v.form()->apply("concurrency", "[1, 4"));
