@@ -43,8 +43,7 @@ Result<Target> resolve(const Catalog& cat, const std::string& system, const std:
     return std::unexpected(
         Problem{Problem::Input::efficiency,
                 "the catalog has no efficiency prior for " + system + " and no 'default' prior"});
-  t.efficiency = cat.efficiency_for(t.system->id).value_or(
-      EfficiencyChoice{t.prior->values, "prior " + t.prior->id});
+  t.efficiency = *cat.efficiency_for(t.system->id);  // a prior exists, so a choice does
   return t;
 }
 

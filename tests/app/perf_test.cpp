@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "test_support.hpp"
 
 namespace racktwin::app {
@@ -71,13 +74,20 @@ TEST(LayoutList, ValidLayouts_HaveNoRejectionAndHoldTheMinimumContext) {
   EXPECT_EQ(j["precision"], l->precision);
 }
 
-TEST(IterationTime, DecodeBatch_AddsUpAndCarriesThroughput) {
+// A decode step of `batch` sequences at `context` tokens.
+PerfRequest decode_step(std::string system, std::string model, std::string layout, double batch,
+                        double context) {
   PerfRequest req;
-  req.system = "jalapeno-a0";
-  req.model = "deepseek-r1";
-  req.layout = "tp8-ep8-dpa";
-  req.batch = 8;
-  req.context = 8192;
+  req.system = std::move(system);
+  req.model = std::move(model);
+  req.layout = std::move(layout);
+  req.batch = batch;
+  req.context = context;
+  return req;
+}
+
+TEST(IterationTime, DecodeBatch_AddsUpAndCarriesThroughput) {
+  const PerfRequest req = decode_step("jalapeno-a0", "deepseek-r1", "tp8-ep8-dpa", 8, 8192);
   const auto t = iteration_time(shipped_catalog(), req);
   ASSERT_TRUE(t) << t.error().message;
   const perf::Breakdown& b = t->breakdown;
@@ -94,12 +104,7 @@ TEST(IterationTime, DecodeBatch_AddsUpAndCarriesThroughput) {
 }
 
 TEST(IterationTime, TakesTheEfficienciesRunUses_OrThePriorWhenAsked) {
-  PerfRequest req;
-  req.system = "h200-hgx";
-  req.model = "llama-3.3-70b";
-  req.layout = "tp4";
-  req.batch = 32;
-  req.context = 8192;
+  PerfRequest req = decode_step("h200-hgx", "llama-3.3-70b", "tp4", 32, 8192);
   const Catalog& cat = shipped_catalog();
   const auto chosen = cat.efficiency_for(req.system);
   ASSERT_TRUE(chosen);
