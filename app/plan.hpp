@@ -89,6 +89,11 @@ struct PlanOutcome {
   std::string to_csv() const;
   // The quarterly table as people read it (first row the header), for the CLI and the GUI.
   std::vector<std::vector<std::string>> quarter_table() const;
+  // Each generation's deployment unit: XPUs, power, throughput with the runs it came from, cost.
+  std::vector<std::vector<std::string>> unit_table() const;
+  // Per quarter, the plan's and each comparator fleet's Mtok/s and $/Mtok; empty without
+  // comparators.
+  std::vector<std::vector<std::string>> comparator_table() const;
 };
 
 // "$523.4M"-style amounts without the dollar sign ("523.4M", "1.29B", "950"), as the tables show.

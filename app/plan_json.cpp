@@ -171,6 +171,48 @@ std::vector<std::vector<std::string>> PlanOutcome::quarter_table() const {
   return rows;
 }
 
+std::vector<std::vector<std::string>> PlanOutcome::unit_table() const {
+  std::vector<std::vector<std::string>> rows{
+      {"generation", "system", "unit", "XPUs", "kW (" + to_string(plan.basis) + ")",
+       "kW operating", "tok/s/XPU", "throughput", "cost"}};
+  for (const auto& u : units) {
+    std::string origin = u.throughput_note;
+    for (const auto& th : u.throughput)
+      origin += fmt::format("; {}: run {} {} C={} TPOT p50 {:.1f} ms", th.workload, th.run_id,
+                            th.point.layout, th.point.clients, th.point.tpot_p50_s * 1e3);
+    const std::string cost =
+        u.unit.capex_per_unit ? "$" + money_text(*u.unit.capex_per_unit) + "/unit"
+                              : fmt::format("${:.3f}/XPU-h", *u.unit.cost_per_xpu_s * 3600);
+    rows.push_back({u.generation + (u.comparator ? " (comparator)" : ""), u.system,
+                    u.unit.unit_name, std::to_string(u.unit.xpus),
+                    fmt::format("{:.1f}", u.unit.it_power.value() / 1e3),
+                    fmt::format("{:.1f}", u.unit.operating_it_power.value() / 1e3),
+                    fmt::format("{:.0f}", u.unit.tps_per_xpu), origin, cost});
+  }
+  return rows;
+}
+
+std::vector<std::vector<std::string>> PlanOutcome::comparator_table() const {
+  if (comparators.empty()) return {};
+  std::vector<std::vector<std::string>> rows{{"quarter", "plan Mtok/s", "plan $/Mtok"}};
+  for (const auto& c : comparators) {
+    rows[0].push_back(c.fleet + " Mtok/s");
+    rows[0].push_back(c.fleet + " $/Mtok");
+  }
+  auto mtok = [](double tps) { return fmt::format("{:.1f}", tps / 1e6); };
+  auto price = [](double v) { return v > 0 ? fmt::format("{:.4f}", v) : std::string("-"); };
+  for (std::size_t q = 0; q < rollout.quarters.size(); ++q) {
+    const auto& r = rollout.quarters[q];
+    std::vector<std::string> row{to_string(r.quarter), mtok(r.total.tps), price(r.usd_per_mtok)};
+    for (const auto& c : comparators) {
+      row.push_back(mtok(c.quarters[q].total.tps));
+      row.push_back(price(c.quarters[q].usd_per_mtok));
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 std::string PlanOutcome::to_csv() const {
   std::string out =
       "fleet,quarter,generation,binding,energised_mw,facility_mw,it_mw,units,units_added,racks,"

@@ -48,8 +48,8 @@ void print_report(const app::Calibration& c, double wall_s) {
     const bool fitted = std::any_of(c.fit.systems.begin(), c.fit.systems.end(),
                                     [&](const auto& s) { return s.system == p.point->system; });
     if (!fitted) continue;
-    rt.add({p.point->id, p.point->system, to_string(p.point->metric), format_value(p.point->value),
-            p.predicted ? format_value(*p.predicted) : "-",
+    rt.add({p.point->id, p.point->system, to_string(p.point->metric), app::figure_text(p.point->value),
+            p.predicted ? app::figure_text(*p.predicted) : "-",
             p.predicted ? fmt::format("{:+.1f}", p.error_pct) : "failed: " + p.error});
   }
   fmt::print("\nResiduals over the full sweeps\n{}\n", rt.render({3, 4, 5}));

@@ -48,8 +48,6 @@ void add_plot_command(CLI::App& app, Commands& out);
 void add_topology_command(CLI::App& app, Commands& out);
 void add_validate_command(CLI::App& app, Commands& out);
 
-// Shared by validate and calibrate (validate_cmd.cpp).
-std::string format_value(double v);  // a published or predicted figure, 3-4 digits
 // Prints a use case's failure (its diagnostics, or "racktwin COMMAND: message") and returns the
 // exit code: 2 for input, 1 for runtime failures.
 int print_failure(const app::Failure& f, const std::string& command);

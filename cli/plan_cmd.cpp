@@ -24,49 +24,13 @@ std::string num(double v, int decimals = 0) {
   return fmt::format("{:.{}f}", v, decimals);
 }
 
-void print_units(const app::PlanOutcome& o) {
-  Table t({"generation", "system", "unit", "XPUs", "kW (" + to_string(o.plan.basis) + ")",
-           "kW operating", "tok/s/XPU", "throughput", "cost"});
-  for (const auto& u : o.units) {
-    std::string origin = u.throughput_note;
-    for (const auto& th : u.throughput)
-      origin += fmt::format("; {}: run {} {} C={} TPOT p50 {:.1f} ms", th.workload, th.run_id,
-                            th.point.layout, th.point.clients, th.point.tpot_p50_s * 1e3);
-    const std::string cost =
-        u.unit.capex_per_unit ? "$" + app::money_text(*u.unit.capex_per_unit) + "/unit"
-                              : fmt::format("${:.3f}/XPU-h", *u.unit.cost_per_xpu_s * 3600);
-    t.add({u.generation + (u.comparator ? " (comparator)" : ""), u.system, u.unit.unit_name,
-           num(u.unit.xpus), num(u.unit.it_power.value() / 1e3, 1),
-           num(u.unit.operating_it_power.value() / 1e3, 1), num(u.unit.tps_per_xpu), origin, cost});
-  }
-  fmt::print("{}\n", t.render({3, 4, 5, 6}));
-}
-
-void print_quarters(const app::PlanOutcome& o) {
+void print_tables(const app::PlanOutcome& o) {
+  fmt::print("{}\n\n", render_rows(o.unit_table(), {3, 4, 5, 6}));
   fmt::print("{}\n", render_rows(o.quarter_table(), {2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13}));
-}
-
-void print_comparators(const app::PlanOutcome& o) {
-  if (o.comparators.empty()) return;
-  std::vector<std::string> head{"quarter", "plan Mtok/s", "plan $/Mtok"};
-  for (const auto& c : o.comparators) {
-    head.push_back(c.fleet + " Mtok/s");
-    head.push_back(c.fleet + " $/Mtok");
-  }
-  Table t(head);
-  std::vector<std::size_t> right;
-  for (std::size_t i = 1; i < head.size(); ++i) right.push_back(i);
-  auto price = [](double v) { return v > 0 ? num(v, 4) : std::string("-"); };
-  for (std::size_t q = 0; q < o.rollout.quarters.size(); ++q) {
-    const auto& r = o.rollout.quarters[q];
-    std::vector<std::string> row{to_string(r.quarter), num(r.total.tps / 1e6, 1), price(r.usd_per_mtok)};
-    for (const auto& c : o.comparators) {
-      row.push_back(num(c.quarters[q].total.tps / 1e6, 1));
-      row.push_back(price(c.quarters[q].usd_per_mtok));
-    }
-    t.add(row);
-  }
-  fmt::print("\nThe same sites and power, filled with each comparator alone:\n{}\n", t.render(right));
+  const auto comparators = o.comparator_table();
+  if (comparators.empty()) return;
+  fmt::print("\nThe same sites and power, filled with each comparator alone:\n{}\n",
+             render_rows(comparators, numbers_from(1, comparators.front().size())));
 }
 
 void print_uncertainty(const app::PlanOutcome& o) {
@@ -130,10 +94,7 @@ int plan(const Catalog& cat, PlanArgs a) {
   }
   fmt::print("racktwin {} (commit {}): plan {} ({}), power basis {}\n\n", kVersion, kGitCommit,
              o->plan.name, o->plan.file, to_string(o->plan.basis));
-  print_units(*o);
-  fmt::print("\n");
-  print_quarters(*o);
-  print_comparators(*o);
+  print_tables(*o);
   print_uncertainty(*o);
   print_assumptions(*o);
   if (o->plan_id) fmt::print("\nStored as plan {} in {}\n", *o->plan_id, o->db_path);

@@ -33,10 +33,8 @@ void print_serving(const app::RehearsalOutcome& o) {
 
 void print_classes(const app::RehearsalOutcome& o) {
   const auto rows = o.class_table();
-  std::vector<std::size_t> right;
-  for (std::size_t i = 2; i < rows.front().size(); ++i) right.push_back(i);
   fmt::print("\n{}{}\n", o.rehearsal.serving ? "" : "The first job size, the first replication:\n",
-             render_rows(rows, right));
+             render_rows(rows, numbers_from(2, rows.front().size())));
 }
 
 void print_search(const app::RehearsalOutcome& o) {

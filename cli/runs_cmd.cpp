@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "app/describe.hpp"
 #include "app/plots.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
@@ -48,16 +49,6 @@ std::expected<Opened, int> open_runs(const RunsArgs& a) {
   return o;
 }
 
-std::string num(std::optional<double> x, int digits) {
-  return x ? fmt::format("{:.{}f}", *x, digits) : std::string("-");
-}
-
-std::string load_text(const db::PointKey& k) {
-  if (k.arrivals == "poisson") return fmt::format("{:g} req/s", k.rate);
-  if (k.arrivals == "trace") return "trace";
-  return fmt::format("C={}", k.concurrency);
-}
-
 int list_runs(const RunsArgs& a) {
   auto o = open_runs(a);
   if (!o) return o.error();
@@ -73,13 +64,8 @@ int list_runs(const RunsArgs& a) {
     fmt::print("No runs in {} yet.\n", store.path());
     return kExitOk;
   }
-  Table t({"id", "status", "scenario", "seed", "points", "failed", "started (UTC)", "wall s",
-           "racktwin"});
-  for (const auto& r : runs)
-    t.add({std::to_string(r.id), r.state(), r.scenario_name, std::to_string(r.seed),
-           std::to_string(r.points), std::to_string(r.failed_points), r.started_at,
-           num(r.wall_s, 1), r.version + " (" + r.commit + ")"});
-  fmt::print("{} runs in {}\n{}", runs.size(), store.path(), t.render({0, 3, 4, 5, 7}));
+  fmt::print("{} runs in {}\n{}", runs.size(), store.path(),
+             render_rows(app::run_list_table(runs), {0, 3, 4, 5, 7}));
   return kExitOk;
 }
 
@@ -104,34 +90,9 @@ int list_plans(const RunsArgs& a) {
     fmt::print("{}\n", json{{"db", o->store.path()}, {"plans", out}}.dump(2));
     return kExitOk;
   }
-  Table t({"id", "plan", "file", "created (UTC)", "throughput runs", "racktwin"});
-  for (const auto& p : plans) {
-    std::string ids;
-    for (auto id : p.throughput_runs) ids += (ids.empty() ? "" : ",") + std::to_string(id);
-    t.add({std::to_string(p.id), p.name, p.file, p.created_at, ids.empty() ? "-" : ids,
-           p.version + " (" + p.commit + ")"});
-  }
-  fmt::print("{} plans in {}\n{}", plans.size(), o->store.path(), t.render({0}));
+  fmt::print("{} plans in {}\n{}", plans.size(), o->store.path(),
+             render_rows(app::plan_list_table(plans), {0}));
   return kExitOk;
-}
-
-void print_run_header(const db::RunInfo& r) {
-  fmt::print("run {}: {}, scenario '{}' ({}, hash {}), seed {}\n", r.id, r.state(), r.scenario_name,
-             r.scenario_file, r.scenario_hash, r.seed);
-  fmt::print("racktwin {} (commit {}), catalog {}, calibration {}, options {}\n", r.version,
-             r.commit, r.catalog_hash, r.calibration_hash, r.options);
-  fmt::print("started {}{}{}, process {} on {}\n", r.started_at,
-             r.finished_at.empty() ? "" : ", finished " + r.finished_at,
-             r.wall_s ? fmt::format(", {:.1f} s wall", *r.wall_s) : "", r.pid, r.host);
-  if (!r.error.empty()) fmt::print("error: {}\n", r.error);
-}
-
-// A point's error, or that it was overloaded.
-std::string note(const db::StoredPoint& p) {
-  if (!p.error.empty()) return p.error;
-  if (p.metric("overloaded").value_or(0) == 0) return {};
-  return fmt::format("overloaded: {:.0f}% of arrivals left in flight",
-                     100 * p.metric("queue_growth").value_or(0));
 }
 
 int show_run(const RunsArgs& a) {
@@ -142,27 +103,7 @@ int show_run(const RunsArgs& a) {
     print_json(db::run_json(*run, {.percentiles = false, .timeseries = false}));
     return kExitOk;
   }
-  print_run_header(run->info);
-  fmt::print("{} points, {} could not run\n", run->info.points, run->info.failed_points);
-  fmt::print("\nAssumptions ({}; catalog values that are not published)\n",
-             run->assumptions.size());
-  for (const auto& x : run->assumptions)
-    fmt::print("  - {} {} {} = {}: {}\n", x.entry_kind, x.entry_id, x.field, x.value, x.reason);
-  Table t({"#", "system", "model", "workload", "layout", "load", "tok/s/XPU", "tok/s/user",
-           "TTFT p50 s", "TPOT p50 ms", "E2E p50 s", "tok/s per all-in MW", "note"});
-  for (const auto& p : run->points) {
-    auto m = [&](const char* name, double scale, int digits) {
-      const auto v = p.metric(name);
-      return v ? num(*v * scale, digits) : std::string("-");
-    };
-    const std::string layout =
-        p.key.layout + (p.key.serving == "aggregated" ? "" : " " + p.key.serving);
-    t.add({std::to_string(p.index), p.key.system, p.key.model, p.key.workload, layout,
-           load_text(p.key), m("total_tps_per_xpu", 1, 0), m("interactivity_tok_s_user", 1, 1),
-           m("ttft_median_s", 1, 3), m("tpot_median_s", 1e3, 2), m("e2e_median_s", 1, 2),
-           m("tps_per_allin_provisioned_mw", 1, 0), note(p)});
-  }
-  fmt::print("\n{}", t.render({0, 6, 7, 8, 9, 10, 11}));
+  print_sections(app::describe(*run));
   return kExitOk;
 }
 
@@ -178,9 +119,7 @@ int compare_runs(const RunsArgs& a) {
   }
   for (const auto& line : app::comparison_lines(c)) fmt::print("{}\n", line);
   const auto rows = app::comparison_table(c);
-  std::vector<std::size_t> right;
-  for (std::size_t i = 1; i < rows.front().size(); ++i) right.push_back(i);
-  fmt::print("{}", render_rows(rows, right));
+  fmt::print("{}", render_rows(rows, numbers_from(1, rows.front().size())));
   return kExitOk;
 }
 

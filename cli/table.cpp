@@ -50,15 +50,25 @@ std::string render_rows(const std::vector<std::vector<std::string>>& rows,
   return t.render(right);
 }
 
+std::vector<std::size_t> numbers_from(std::size_t first, std::size_t columns) {
+  std::vector<std::size_t> right;
+  for (std::size_t i = first; i < columns; ++i) right.push_back(i);
+  return right;
+}
+
 void print_facts(const std::vector<app::Fact>& facts, std::size_t width) {
   for (const auto& f : facts) fmt::print("  {:<{}}{}\n", f.label, width, f.text);
 }
 
 void print_section(const app::Section& s, std::size_t width) {
-  fmt::print("\n{}", s.title.empty() ? "" : s.title + "\n");
-  print_facts(s.facts, width);
+  fmt::print("{}{}", s.gap ? "\n" : "", s.title.empty() ? "" : s.title + "\n");
+  print_facts(s.facts, s.label_width > 0 ? s.label_width : width);
   fmt::print("{}", render_rows(s.table, s.right));
   for (const auto& n : s.notes) fmt::print("  {}\n", n);
+}
+
+void print_sections(const std::vector<app::Section>& sections) {
+  for (const auto& s : sections) print_section(s, 0);
 }
 
 // Text read from files is checked for UTF-8 on input; a value stored by an older build may still

@@ -27,10 +27,16 @@ class Table {
 std::string render_rows(const std::vector<std::vector<std::string>>& rows,
                         const std::vector<std::size_t>& right = {});
 
+// The column indices first .. columns - 1: a table whose columns from `first` on hold numbers.
+std::vector<std::size_t> numbers_from(std::size_t first, std::size_t columns);
+
 // "  LABEL TEXT" per fact on stdout, the labels padded to `width`.
 void print_facts(const std::vector<app::Fact>& facts, std::size_t width);
-// A blank line, the title, the facts (labels padded to `width`), the table, then the notes.
+// A blank line (unless the section says not), the title, the facts (labels padded to the
+// section's label width, else `width`), the table, then the notes.
 void print_section(const app::Section& s, std::size_t width);
+// Each section in turn: a use case's description (app/describe.hpp).
+void print_sections(const std::vector<app::Section>& sections);
 
 // Prints the document, indented by two, and a newline on stdout.
 void print_json(const app::Json& j);

@@ -12,13 +12,6 @@
 
 namespace racktwin::cli {
 
-std::string format_value(double v) {
-  const double a = std::fabs(v);
-  if (a >= 1000) return fmt::format("{:.0f}", v);
-  if (a >= 10) return fmt::format("{:.1f}", v);
-  return fmt::format("{:.3g}", v);
-}
-
 int print_failure(const app::Failure& f, const std::string& command) {
   if (!f.diagnostics.empty())
     print_diagnostics(f.diagnostics, f.file);
@@ -50,9 +43,9 @@ void print_table(const app::Validation& v) {
   for (const auto& p : v.predictions) {
     const ReferencePoint& q = *p.point;
     std::string metric = to_string(q.metric);
-    if (q.at) metric += fmt::format(" @{}", format_value(*q.at));
-    t.add({q.id, q.system, q.model, metric, format_value(q.value),
-           p.predicted ? format_value(*p.predicted) : "-",
+    if (q.at) metric += fmt::format(" @{}", app::figure_text(*q.at));
+    t.add({q.id, q.system, q.model, metric, app::figure_text(q.value),
+           p.predicted ? app::figure_text(*p.predicted) : "-",
            p.predicted ? fmt::format("{:+.1f}", p.error_pct) : "failed"});
   }
   fmt::print("{}\n", t.render({4, 5, 6}));
