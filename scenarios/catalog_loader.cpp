@@ -1002,16 +1002,26 @@ void Loader::resolve() {
       report(r, prior_ids);
     }
   }
-  // A system may follow one prior only.
+  // A system may follow one prior only; the second listing in the file is the one reported.
   std::map<std::string, std::string> owner;
+  auto listing = [&](const std::string& system) {
+    const PendingRef* second = nullptr;
+    int seen = 0;
+    for (const auto& r : refs)
+      if (r.kind == "system" && r.id == system && r.path.starts_with("efficiency_priors[") &&
+          ++seen == 2)
+        second = &r;
+    return second;
+  };
   for (const auto& [id, p] : catalog.efficiency_priors)
     for (const auto& s : p.systems)
-      if (auto [it, inserted] = owner.emplace(s, id); !inserted)
+      if (auto [it, inserted] = owner.emplace(s, id); !inserted) {
+        const PendingRef* at = listing(s);
         diagnostics.push_back(Diagnostic{
-            {},
-            "efficiency_priors",
+            at ? at->where : SourceLocation{}, at ? at->path : "efficiency_priors",
             "system '" + s + "' is listed by both priors '" + it->second + "' and '" + id + "'",
             "list each system in one prior"});
+      }
   // Link systems to their chips (systems are immutable once built: rebuild with the pointer set).
   for (auto& [id, sys] : catalog.systems) {
     auto it = catalog.chips.find(sys->chip_id);
