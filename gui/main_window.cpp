@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 
 #include "app/catalog_views.hpp"
+#include "app/describe.hpp"
 #include "charts/charts.hpp"
 #include "app/plots.hpp"
 #include "app/runs.hpp"
@@ -331,18 +332,22 @@ void MainWindow::export_selected(const QString& dir) {
 
 void MainWindow::refresh_runs() {
   auto store = db::Store::open(db_path_, db::Store::Mode::read);
-  std::vector<std::vector<std::string>> rows{{"id", "status", "scenario", "systems", "seed", "points",
-                                              "failed", "started (UTC)", "wall s", "racktwin"}};
+  std::vector<std::vector<std::string>> rows = app::run_list_table({});
+  // The GUI's list also names each run's systems, beside its scenario.
+  auto with_systems = [](std::vector<std::string> row, const std::string& systems) {
+    row.insert(row.begin() + 3, systems);
+    return row;
+  };
+  rows[0] = with_systems(rows[0], "systems");
   if (!store) {
     runs_status_->setText(q("No results database: " + store.error()));
     runs_->set_rows(rows);
     return;
   }
-  for (const auto& r : store->list())
-    rows.push_back({std::to_string(r.id), r.state(), r.scenario_name, join(r.systems), std::to_string(r.seed),
-                    std::to_string(r.points), std::to_string(r.failed_points), r.started_at,
-                    r.wall_s ? QString::number(*r.wall_s, 'f', 1).toStdString() : "-",
-                    r.version + " (" + r.commit + ")"});
+  const auto runs = store->list();
+  const auto listed = app::run_list_table(runs);
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    rows.push_back(with_systems(listed[i + 1], join(runs[i].systems)));
   runs_status_->setText(q(std::to_string(rows.size() - 1) + " runs in " + db_path_));
   runs_->set_rows(std::move(rows));
   if (runs_filter_column_->count() == 0) {
