@@ -242,8 +242,10 @@ Json to_json(const System& s) {
                   {"switch_tray", opt(s.power.switch_tray)},
                   {"host", opt(s.power.host)},
                   {"host_production", opt(s.power.host_production)}};
-  j["xpu_memory_share"] =
-      s.power.xpu_memory_share ? Json(*s.power.xpu_memory_share) : Json(nullptr);
+  for (const auto& [key, share] : {std::pair{"xpu_busy_share", s.power.xpu_busy_share},
+                                   std::pair{"xpu_memory_share", s.power.xpu_memory_share},
+                                   std::pair{"xpu_link_share", s.power.xpu_link_share}})
+    j[key] = share ? Json(*share) : Json(nullptr);
   j["tco_usd_per_xpu_hour"] = s.tco_per_xpu ? Json(s.tco_per_xpu->value() * 3600.0) : Json(nullptr);
   j["serving"] = {{"engine", s.serving.engine},
                   {"mtp", s.serving.mtp},

@@ -85,9 +85,12 @@ Sections power_sections(const TopologyReport& r) {
                                       format(pw.xpu_tdp), pw.conversion.rectifier,
                                       pw.conversion.point_of_load, pw.conversion.efficiency(),
                                       pw.pue),
-                 .notes = {fmt::format("XPU: idle {}, sustained maximum {}, rated TDP {}",
-                                       format(pw.xpu_idle), format(pw.xpu_sustained_max),
-                                       format(pw.xpu_tdp))}});
+                 .notes = {fmt::format("XPU: idle {}, rated TDP {} at full activity{}",
+                                       format(pw.xpu_idle), format(pw.xpu_tdp),
+                                       pw.xpu_measured_sustained
+                                           ? "; measured at load " +
+                                                 format(*pw.xpu_measured_sustained)
+                                           : std::string())}});
   out.push_back(sheet_section("Compute rack", pw.compute_rack));
   if (pw.host_rack) out.push_back(sheet_section("Host rack (host trays rated)", *pw.host_rack));
   out.push_back(budget_section(r.system, pw));

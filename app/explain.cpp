@@ -87,7 +87,10 @@ class Context {
   }
   // The point's system; throws like power() when the catalog cannot model it.
   const System& sys() const { return power().system(); }
-  power::Activity activity() const { return {need("compute_activity"), need("memory_activity")}; }
+  power::Activity activity() const {
+    return {need("compute_activity"), need("memory_activity"), need("link_activity"),
+            need("busy_activity")};
+  }
   TokensPerSecond tps() const { return TokensPerSecond(need("total_tps_per_xpu")); }
   power::Operating operating() const { return power::Operating::at(activity()); }
   power::XpuPowerShare share() const { return power().share_per_xpu(operating()); }
@@ -212,16 +215,17 @@ const std::vector<Recipe>& recipes() {
        {"it_w_per_xpu_operating", "pue"},
        [](const Context& c) { return c.share().facility_overhead.value(); }},
       {{"xpu_power_w"},
-       "XPU power P(c, m)",
+       "XPU power P(a)",
        "W per XPU",
-       "P_idle + (P_max - P_idle) x ((1 - s) x c + s x m)",
+       "P_idle + (P_max - P_idle) x (b x u + (1 - b) x ((1 - s - l) x c + s x m + l x n))",
        kDocsXpuPower,
-       {"xpu_idle_w", "xpu_max_w", "xpu_memory_share", "compute_activity", "memory_activity"},
+       {"xpu_idle_w", "xpu_max_w", "xpu_busy_share", "xpu_memory_share", "xpu_link_share",
+        "busy_activity", "compute_activity", "memory_activity", "link_activity"},
        [](const Context& c) { return c.power().xpu().at(c.activity()).value(); }},
       {{"energy_per_token_j"},
        "XPU energy per token",
        "J/token",
-       "XPU power P(c, m) / total tok/s per XPU",
+       "XPU power P(a) / total tok/s per XPU",
        kDocsMetrics,
        {"xpu_power_w", "total_tps_per_xpu"},
        [](const Context& c) {
@@ -305,6 +309,8 @@ std::string simulation_docs(std::string_view metric) {
       {"e2e_", "§6, §6.1"},
       {"compute_activity", "§6.2"},
       {"memory_activity", "§6.2"},
+      {"link_activity", "§6.2"},
+      {"busy_activity", "§6.2"},
       {"all_in_computed", "§6.2"},
       {"iteration_", "§6.4"},
       {"prefix_hit_rate", "§3.5"},
@@ -574,18 +580,26 @@ const std::map<std::string_view, Term (*)(const Context&)>& terms() {
        }},
       {"xpu_max_w",
        [](const Context& c) {
-         const power::XpuPower& x = c.power().xpu();
-         if (c.sys().chip->sustained_power)
-           return chip_leaf(c, "P_max, XPU measured sustained power", x.sustained_max().value(),
-                            "sustained_power");
-         Term t = chip_leaf(c, "P_max, XPU rated TDP", x.sustained_max().value(), "tdp");
-         t.note = "the catalog has no measured sustained power for the chip: its rated TDP";
+         Term t = chip_leaf(c, "P_max, XPU rated TDP", c.power().xpu().tdp().value(), "tdp");
+         if (const auto& m = c.sys().chip->sustained_power)
+           t.note = fmt::format("measured at load: {:g} W, a check on the model, not its ceiling",
+                                m->value());
          return t;
+       }},
+      {"xpu_busy_share",
+       [](const Context& c) {
+         return system_leaf(c, "b, busy share of dynamic power", c.power().xpu().shares().busy,
+                            "fraction", "power.xpu_busy_share");
        }},
       {"xpu_memory_share",
        [](const Context& c) {
-         return system_leaf(c, "s, memory share of dynamic power", c.power().xpu().memory_share(),
+         return system_leaf(c, "s, memory share of the rest", c.power().xpu().shares().memory,
                             "fraction", "power.xpu_memory_share");
+       }},
+      {"xpu_link_share",
+       [](const Context& c) {
+         return system_leaf(c, "l, link share of the rest", c.power().xpu().shares().link,
+                            "fraction", "power.xpu_link_share");
        }},
       {"pue",
        [](const Context& c) {

@@ -113,7 +113,8 @@ std::expected<PlannedUnit, Diagnostic> plan_unit(const Catalog& cat, const Plan&
   u.racks = pair ? 2 : 1;
   u.xpus = sys.xpus_per_rack();
   u.domain_xpus = sys.domain_xpus;
-  power::Activity activity{1.0, 1.0};  // a given throughput has no operating point: rated power
+  // A given throughput has no operating point: rated power.
+  power::Activity activity = power::Activity::full();
   if (g.throughput) {
     u.tps_per_xpu = g.throughput->tps_per_xpu;
     u.output_share = g.throughput->output_share;
@@ -127,7 +128,7 @@ std::expected<PlannedUnit, Diagnostic> plan_unit(const Catalog& cat, const Plan&
     const plan::Blend b = plan::blend(pts, p.workloads);
     u.tps_per_xpu = b.tps_per_xpu;
     u.output_share = b.output_share;
-    activity = {b.compute_activity, b.memory_activity};
+    activity = b.activity;
     pu.throughput_note = "simulated";
   }
   if (g.perf_per_watt) u.tps_per_xpu *= g.perf_per_watt->value;

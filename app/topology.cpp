@@ -320,7 +320,7 @@ Result<TopologyReport> topology_report(const Catalog& cat, const TopologyRequest
   p.pue = pm->facility().pue;
   p.conversion = pm->facility().conversion;
   p.xpu_idle = pm->xpu().idle();
-  p.xpu_sustained_max = pm->xpu().sustained_max();
+  p.xpu_measured_sustained = pm->system().chip->sustained_power;
   p.xpu_tdp = pm->xpu().tdp();
   p.compute_rack = pm->sheet(pm->compute_rack_parts(), power::Operating::rated());
   if (pm->separate_host_rack())
@@ -331,7 +331,7 @@ Result<TopologyReport> topology_report(const Catalog& cat, const TopologyRequest
       p.all_in.computed ? 0.0 : std::abs(p.all_in.computed_per_xpu / p.all_in.per_xpu - 1.0);
   const auto counts = power_counts(t);
   p.it_provisioned = pm->sheet(counts, power::Operating::rated()).input;
-  p.it_full_activity = pm->sheet(counts, power::Operating::at({1.0, 1.0})).input;
+  p.it_full_activity = pm->sheet(counts, power::Operating::at(power::Activity::full())).input;
   p.facility_provisioned = p.it_provisioned * p.pue;
   return r;
 }

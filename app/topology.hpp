@@ -65,7 +65,8 @@ struct SamplePath {
 struct PowerSummary {
   double pue = 1.0;
   power::Conversion conversion;
-  Watts xpu_idle, xpu_sustained_max, xpu_tdp;
+  Watts xpu_idle, xpu_tdp;                     // XPU at no activity; at full activity (P_max)
+  std::optional<Watts> xpu_measured_sustained;  // measured at load, where published
   power::PowerSheet compute_rack;                 // rated
   std::optional<power::PowerSheet> host_rack;     // rated; when hosts sit in their own rack
   std::vector<power::BudgetCheck> budget_checks;  // empty when no rack figure is published

@@ -67,6 +67,7 @@ std::expected<Validation, Failure> validate_points(const Catalog& cat, const Val
   if (!results) return std::unexpected(Failure::of(Failure::Kind::runtime, results.error()));
   v.predictions = calib::predictions(v.points->points, plan, *results);
   v.summary = calib::summarise_errors(v.predictions);
+  v.power = calib::power_checks(plan, *results);
   for (const auto& q : v.points->points)
     if (auto c = cat.efficiency_for(q.system)) v.origins[q.system] = c->origin;
   return v;
@@ -96,6 +97,17 @@ Json Validation::to_json() const {
     if (!p.predicted) j["messages"] = Json::array({p.error});
     pts.push_back(j);
   }
+  Json checks = Json::array();
+  for (const auto& c : power)
+    checks.push_back({{"system", c.system},
+                      {"model", c.model},
+                      {"workload", c.workload_id},
+                      {"measured_sustained_w", c.measured_w},
+                      {"peak_throughput_xpu_w", c.peak_w},
+                      {"peak_throughput_tps_per_xpu", c.peak_tps},
+                      {"peak_throughput_layout", c.peak_layout},
+                      {"highest_xpu_w", c.highest_w},
+                      {"holds", c.holds()}});
   const int rejected = static_cast<int>(points->rejected.size());
   return Json{{"racktwin", kVersion},
               {"commit", kGitCommit},
@@ -104,6 +116,7 @@ Json Validation::to_json() const {
               {"seed", seed},
               {"efficiency", origins},
               {"points", pts},
+              {"power", checks},
               {"summary",
                {{"points", static_cast<int>(points->points.size()) + rejected},
                 {"predicted", summary.predicted},

@@ -39,6 +39,7 @@ struct Validation {
   std::map<std::string, std::string> origins;  // system: where its efficiencies come from
   std::vector<calib::Prediction> predictions;  // point by point, pointing into `points`
   calib::ErrorSummary summary;
+  std::vector<calib::PowerCheck> power;  // sweeps of chips with a measured sustained power
   // 0: every point predicted; 1: some could not be; 2: some points are invalid.
   int exit_code() const;
   Json to_json() const;

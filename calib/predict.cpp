@@ -165,6 +165,32 @@ std::vector<Prediction> predictions(const std::vector<ReferencePoint>& points,
   return out;
 }
 
+std::vector<PowerCheck> power_checks(const PredictionPlan& plan,
+                                     const std::vector<sim::PointResult>& results) {
+  std::vector<PowerCheck> out;
+  for (const auto& g : plan.groups) {
+    PowerCheck c;
+    const sim::PointResult* peak = nullptr;
+    for (std::size_t i = g.begin; i < g.end && i < results.size(); ++i) {
+      const sim::PointResult& r = results[i];
+      const Chip* chip = r.spec.system != nullptr ? r.spec.system->chip.get() : nullptr;
+      if (!r.error.empty() || chip == nullptr || !chip->sustained_power) continue;
+      c.measured_w = chip->sustained_power->value();
+      c.highest_w = std::max(c.highest_w, r.xpu_power_w);
+      if (peak == nullptr || r.total_tps_per_xpu > peak->total_tps_per_xpu) peak = &r;
+    }
+    if (peak == nullptr) continue;
+    c.system = g.system;
+    c.model = g.model;
+    c.workload_id = g.workload_id;
+    c.peak_w = peak->xpu_power_w;
+    c.peak_tps = peak->total_tps_per_xpu;
+    c.peak_layout = peak->spec.layout.label();
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 ErrorSummary summarise_errors(const std::vector<Prediction>& p) {
   ErrorSummary s;
   std::vector<double> abs;

@@ -92,6 +92,23 @@ std::vector<Prediction> predictions(const std::vector<ReferencePoint>& points,
                                     const PredictionPlan& plan,
                                     const std::vector<sim::PointResult>& results);
 
+// The XPU power of a sweep set beside the chip's measured sustained power, for every group whose
+// chip has one (catalog chip sustained_power): the power at the group's peak-throughput point and
+// the highest over its points. The measured figure is a bound ("at most"), so the check holds when
+// the highest stays at or below it; the peak's ratio shows how close the twin comes to it.
+struct PowerCheck {
+  std::string system, model, workload_id;
+  double measured_w = 0;
+  double peak_w = 0;     // XPU power at the point of most total tok/s per XPU
+  double peak_tps = 0;   // that point's total tok/s per XPU
+  std::string peak_layout;
+  double highest_w = 0;  // the most any point of the sweep draws
+  bool holds() const { return highest_w <= measured_w; }
+  double peak_ratio() const { return measured_w > 0 ? peak_w / measured_w : 0.0; }
+};
+std::vector<PowerCheck> power_checks(const PredictionPlan& plan,
+                                     const std::vector<sim::PointResult>& results);
+
 // Median and maximum of |error_pct| over the points that have a prediction.
 struct ErrorSummary {
   int predicted = 0, failed = 0;

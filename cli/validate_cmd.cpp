@@ -56,6 +56,15 @@ void print_table(const app::Validation& v) {
   if (s.failed > 0) fmt::print(", {} could not be predicted", s.failed);
   if (rejected > 0) fmt::print(", {} rejected", rejected);
   fmt::print("\n");
+  if (v.power.empty()) return;
+  fmt::print("\nXPU power against the chip's measured sustained power (a bound: at most)\n");
+  Table w({"system", "model", "workload", "measured W", "at peak W", "peak / measured",
+           "highest W", "holds"});
+  for (const auto& c : v.power)
+    w.add({c.system, c.model, c.workload_id, app::figure_text(c.measured_w),
+           app::figure_text(c.peak_w), fmt::format("{:.2f}", c.peak_ratio()),
+           app::figure_text(c.highest_w), c.holds() ? "yes" : "NO"});
+  fmt::print("{}\n", w.render({3, 4, 5, 6}));
 }
 
 int validate(const Catalog& cat, ValidateArgs a) {

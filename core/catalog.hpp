@@ -122,9 +122,13 @@ struct PowerFigures {
 
   // Component figures: DC loads at the point of use, before conversion losses. Mostly catalog
   // assumptions chosen so that the parts add up to the published figures above (docs/power.md).
-  std::optional<Watts> xpu_idle;           // XPU package power with no compute or memory activity
-  std::optional<double> xpu_memory_share;  // share of the XPU's dynamic power driven by memory
-                                           // activity, in [0, 1]; the rest follows compute
+  std::optional<Watts> xpu_idle;  // XPU package power with no activity
+  // How the XPU's dynamic power divides (power/xpu_power.hpp): the share drawn for running a step
+  // at all, and of the rest the shares memory and link activity drive (compute drives the
+  // remainder); each in [0, 1], memory + link <= 1.
+  std::optional<double> xpu_busy_share;
+  std::optional<double> xpu_memory_share;
+  std::optional<double> xpu_link_share;
   std::optional<Watts> compute_tray_overhead;  // per compute tray beyond its XPUs and hosts (NICs,
                                                // DPUs, on-board switches, fans, management), rated
   std::optional<Watts> switch_tray;            // per scale-up switch tray, rated

@@ -26,8 +26,7 @@ ServicePoint service_point(const sim::PointResult& r, std::size_t i) {
   p.tps_per_xpu = r.total_tps_per_xpu;
   const double tokens = r.input_tokens + r.output_tokens;
   p.output_share = tokens > 0 ? r.output_tokens / tokens : 0.0;
-  p.compute_activity = r.compute_activity;
-  p.memory_activity = r.memory_activity;
+  p.activity = {r.compute_activity, r.memory_activity, r.link_activity, r.busy_activity};
   p.tpot_p50_s = r.tpot.median;
   p.tpot_p99_s = r.tpot.p99;
   p.ttft_p99_s = r.ttft.p99;
@@ -83,8 +82,11 @@ Blend blend(const std::vector<ServicePoint>& points, const std::vector<PlanWorkl
   for (std::size_t i = 0; i < points.size(); ++i) {
     const double t = workloads[i].share / points[i].tps_per_xpu / time;  // share of the time
     b.output_share += workloads[i].share * points[i].output_share;
-    b.compute_activity += t * points[i].compute_activity;
-    b.memory_activity += t * points[i].memory_activity;
+    const power::Activity& a = points[i].activity;
+    b.activity.compute += t * a.compute;
+    b.activity.memory += t * a.memory;
+    b.activity.link += t * a.link;
+    b.activity.busy += t * a.busy;
   }
   return b;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/plan.hpp"
+#include "power/xpu_power.hpp"
 #include "sim/serving.hpp"
 
 namespace racktwin::plan {
@@ -21,7 +22,7 @@ struct ServicePoint {
   std::size_t index = 0;    // into the results
   double tps_per_xpu = 0;   // total (input + output) tok/s per XPU
   double output_share = 0;  // output / total tokens
-  double compute_activity = 0, memory_activity = 0;
+  power::Activity activity;  // of the XPUs over the point's window
   double tpot_p50_s = 0, tpot_p99_s = 0, ttft_p99_s = 0;
   std::string layout;
   int clients = 0;  // closed-loop concurrency; 0 for other arrivals
@@ -37,7 +38,8 @@ std::expected<ServicePoint, std::string> best_at_target(const std::vector<sim::P
                                                         const PlanWorkload& target);
 
 struct Blend {
-  double tps_per_xpu = 0, output_share = 0, compute_activity = 0, memory_activity = 0;
+  double tps_per_xpu = 0, output_share = 0;
+  power::Activity activity;  // time-weighted over the workloads
 };
 // `points[i]` serves workloads[i]; shares add up to 1.
 Blend blend(const std::vector<ServicePoint>& points, const std::vector<PlanWorkload>& workloads);

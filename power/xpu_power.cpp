@@ -30,30 +30,47 @@ void check_fraction(double v, const char* path) {
 
 std::expected<XpuPower, std::string> XpuPower::of(const System& s) {
   if (s.chip == nullptr) return std::unexpected(s.id + ": the system has no chip linked");
-  if (!s.power.xpu_idle) return std::unexpected(s.id + ": power.xpu_idle is not in the catalog");
-  if (!s.power.xpu_memory_share)
-    return std::unexpected(s.id + ": power.xpu_memory_share is not in the catalog");
-  const Watts max = s.chip->sustained_power.value_or(s.chip->tdp);
-  if (!(*s.power.xpu_idle < max))
-    return std::unexpected(s.id + ": power.xpu_idle is not below the XPU's sustained maximum");
-  return XpuPower(*s.power.xpu_idle, max, s.chip->tdp, *s.power.xpu_memory_share);
+  const PowerFigures& pw = s.power;
+  for (const auto& [value, field] :
+       {std::pair{pw.xpu_busy_share.has_value(), "power.xpu_busy_share"},
+        std::pair{pw.xpu_memory_share.has_value(), "power.xpu_memory_share"},
+        std::pair{pw.xpu_link_share.has_value(), "power.xpu_link_share"},
+        std::pair{pw.xpu_idle.has_value(), "power.xpu_idle"}})
+    if (!value) return std::unexpected(s.id + ": " + field + " is not in the catalog");
+  if (!(*pw.xpu_idle < s.chip->tdp))
+    return std::unexpected(s.id + ": power.xpu_idle is not below the XPU's rated TDP");
+  if (*pw.xpu_memory_share + *pw.xpu_link_share > 1.0)
+    return std::unexpected(s.id +
+                           ": power.xpu_memory_share and power.xpu_link_share add up to more than 1");
+  return XpuPower(*pw.xpu_idle, s.chip->tdp,
+                  {*pw.xpu_busy_share, *pw.xpu_memory_share, *pw.xpu_link_share});
 }
 
-XpuPower::XpuPower(Watts idle, Watts sustained_max, Watts tdp, double memory_share)
-    : idle_(idle), max_(sustained_max), tdp_(tdp), memory_share_(memory_share) {
-  if (!(idle.value() >= 0.0 && idle < sustained_max && sustained_max <= tdp))
-    invalid("power", "XPU power figures out of order: need 0 <= idle < sustained maximum <= TDP",
-            "check power.xpu_idle, the chip's sustained_power and tdp");
-  if (!(memory_share >= 0.0 && memory_share <= 1.0))
-    invalid("power.xpu_memory_share", "memory share is outside [0, 1]", "");
+XpuPower::XpuPower(Watts idle, Watts tdp, PowerShares shares)
+    : idle_(idle), tdp_(tdp), shares_(shares) {
+  if (!(idle.value() >= 0.0 && idle < tdp))
+    invalid("power", "XPU power figures out of order: need 0 <= idle < rated TDP",
+            "check power.xpu_idle and the chip's tdp");
+  for (const auto& [v, path] : {std::pair{shares.busy, "power.xpu_busy_share"},
+                                std::pair{shares.memory, "power.xpu_memory_share"},
+                                std::pair{shares.link, "power.xpu_link_share"}})
+    if (!(v >= 0.0 && v <= 1.0)) invalid(path, "share " + exact(v) + " is outside [0, 1]", "");
+  if (!(shares.memory + shares.link <= 1.0))
+    invalid("power.xpu_link_share", "memory and link shares add up to more than 1",
+            "compute drives 1 - memory - link of the activity-dependent power");
 }
 
 Watts XpuPower::at(Activity a) const {
   check_fraction(a.compute, "activity.compute");
   check_fraction(a.memory, "activity.memory");
-  const double load = (1.0 - memory_share_) * a.compute + memory_share_ * a.memory;
-  const Watts p = idle_ + (max_ - idle_) * load;
-  return p < tdp_ ? p : tdp_;  // load <= 1 keeps p <= max_ <= tdp_; the bound is the contract
+  check_fraction(a.link, "activity.link");
+  check_fraction(a.busy, "activity.busy");
+  const PowerShares& w = shares_;
+  const double units =
+      (1.0 - w.memory - w.link) * a.compute + w.memory * a.memory + w.link * a.link;
+  const double load = w.busy * a.busy + (1.0 - w.busy) * units;
+  const Watts p = idle_ + (tdp_ - idle_) * load;
+  return p < tdp_ ? p : tdp_;  // load <= 1 keeps p <= tdp_; the bound is the contract
 }
 
 Joules XpuPower::energy(Activity a, Seconds duration) const {

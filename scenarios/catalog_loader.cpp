@@ -586,7 +586,13 @@ std::optional<PendingRef> read_power(Context& ctx, MapReader& m, EntryFields& fi
   pw.server = fields.quantity<Watts>(p, "server", false);
   pw.all_in_per_xpu = fields.quantity<Watts>(p, "all_in_per_xpu", false);
   pw.xpu_idle = fields.quantity<Watts>(p, "xpu_idle", false);
+  pw.xpu_busy_share = fields.number(p, "xpu_busy_share", false, 0.0, 1.0);
   pw.xpu_memory_share = fields.number(p, "xpu_memory_share", false, 0.0, 1.0);
+  pw.xpu_link_share = fields.number(p, "xpu_link_share", false, 0.0, 1.0);
+  if (pw.xpu_memory_share && pw.xpu_link_share && *pw.xpu_memory_share + *pw.xpu_link_share > 1.0)
+    ctx.error(p.get("xpu_link_share"), p.child("xpu_link_share"),
+              "xpu_memory_share and xpu_link_share add up to more than 1",
+              "compute drives what memory and links leave of the activity-dependent power");
   pw.compute_tray_overhead = fields.quantity<Watts>(p, "compute_tray_overhead", false);
   pw.switch_tray = fields.quantity<Watts>(p, "switch_tray", false);
   pw.host = fields.quantity<Watts>(p, "host", false);
@@ -1029,7 +1035,8 @@ void Loader::resolve() {
     auto linked = std::make_shared<System>(*sys);
     linked->chip = it->second;
     sys = std::move(linked);
-    // Idle power must sit below the most the XPU draws (sustained where published, else TDP).
+    // Idle power must sit below the most the XPU draws: its rated TDP, and below a measured
+    // sustained power where one is published.
     const Chip& chip = *it->second;
     const Watts most = chip.sustained_power.value_or(chip.tdp);
     if (auto idle = pending_idle.find(id);
@@ -1037,8 +1044,9 @@ void Loader::resolve() {
       diagnostics.push_back(
           Diagnostic{idle->second.where, idle->second.path,
                      "xpu_idle " + format(*sys->power.xpu_idle) + " is not below the chip's " +
-                         (chip.sustained_power ? "sustained power " : "TDP ") + format(most),
-                     "idle power must be below the most the XPU draws"});
+                         (chip.sustained_power ? "measured sustained power " : "TDP ") +
+                         format(most),
+                     "idle power must be below what the XPU draws at load"});
   }
 }
 

@@ -166,32 +166,40 @@ void timeseries(const Point& p, const Window& w, PointResult& r) {
   std::size_t seconds = second_of(p.end) + 1;
   for (const auto& e : p.engines) seconds = std::max(seconds, e->stats().seconds.size());
   r.timeseries.assign(seconds, {});
-  std::vector<double> comp_s(seconds, 0.0), mem_s(seconds, 0.0);
+  std::vector<SecondBin> active(seconds);  // activity-weighted time, summed over replicas
   for (const auto& e : p.engines) {
     const auto& bins = e->stats().seconds;
     for (std::size_t t = 0; t < bins.size(); ++t) {
       r.timeseries[t].output_tokens += bins[t].output_tokens;
       r.timeseries[t].prefill_tokens += bins[t].prefill_tokens;
-      comp_s[t] += bins[t].compute_s;
-      mem_s[t] += bins[t].memory_s;
+      active[t].compute_s += bins[t].compute_s;
+      active[t].memory_s += bins[t].memory_s;
+      active[t].link_s += bins[t].link_s;
+      active[t].busy_s += bins[t].busy_s;
     }
   }
   for (const Request& q : p.requests)
     if (q.finish >= 0) r.timeseries[std::min(seconds - 1, second_of(q.finish))].completed += 1;
   const auto from = second_of(w.first);
   const auto to = std::min(seconds - 1, second_of(w.last));
-  double c = 0, m = 0;
+  SecondBin window;
   for (std::size_t t = from; t <= to; ++t) {
-    c += comp_s[t];
-    m += mem_s[t];
+    window.compute_s += active[t].compute_s;
+    window.memory_s += active[t].memory_s;
+    window.link_s += active[t].link_s;
+    window.busy_s += active[t].busy_s;
   }
   const double span = static_cast<double>(to - from + 1) * static_cast<double>(p.spec.replicas);
-  r.compute_activity = std::min(1.0, c / span);
-  r.memory_activity = std::min(1.0, m / span);
+  r.compute_activity = std::min(1.0, window.compute_s / span);
+  r.memory_activity = std::min(1.0, window.memory_s / span);
+  r.link_activity = std::min(1.0, window.link_s / span);
+  r.busy_activity = std::min(1.0, window.busy_s / span);
   const double reps = static_cast<double>(p.spec.replicas);
   for (std::size_t t = 0; t < seconds; ++t) {
-    r.timeseries[t].compute_activity = comp_s[t] / reps;
-    r.timeseries[t].memory_activity = mem_s[t] / reps;
+    r.timeseries[t].compute_activity = active[t].compute_s / reps;
+    r.timeseries[t].memory_activity = active[t].memory_s / reps;
+    r.timeseries[t].link_activity = active[t].link_s / reps;
+    r.timeseries[t].busy_activity = active[t].busy_s / reps;
   }
 }
 

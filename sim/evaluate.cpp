@@ -15,11 +15,23 @@ const std::expected<power::PowerModel, std::string>& PowerModels::of(const Point
   return it->second;
 }
 
+namespace {
+
+// Activities accumulated from floating-point sums can land a rounding step above 1.
+power::Activity clamped(double compute, double memory, double link, double busy) {
+  return {std::min(1.0, compute), std::min(1.0, memory), std::min(1.0, link), std::min(1.0, busy)};
+}
+
+}  // namespace
+
 void evaluate(PointResult& r, const power::PowerModel& pm) {
   for (auto& s : r.timeseries)
     s.xpu_power_w =
-        pm.xpu().at({std::min(1.0, s.compute_activity), std::min(1.0, s.memory_activity)}).value();
-  const power::Activity act{r.compute_activity, r.memory_activity};
+        pm.xpu()
+            .at(clamped(s.compute_activity, s.memory_activity, s.link_activity, s.busy_activity))
+            .value();
+  const power::Activity act =
+      clamped(r.compute_activity, r.memory_activity, r.link_activity, r.busy_activity);
   r.xpu_power_w = pm.xpu().at(act).value();
   r.energy_per_token_j = r.total_tps_per_xpu > 0 ? r.xpu_power_w / r.total_tps_per_xpu : 0.0;
   const auto norms = power::normalise(pm, TokensPerSecond(r.total_tps_per_xpu), act);

@@ -45,6 +45,7 @@ std::vector<Request*> ReplicaEngine::fail() {
   durations_.clear();
   compute_activity_.clear();
   memory_activity_.clear();
+  link_activity_.clear();
   chunks_.clear();
   for (Request* r : lost) {
     r->generated = r->prefilled = r->target = r->kv_tokens = r->context = r->cached_blocks = 0;
@@ -123,6 +124,7 @@ void ReplicaEngine::add_iteration(double& clock, const perf::IterationShape& s) 
   durations_.push_back(t);
   compute_activity_.push_back(t > 0 ? std::min(1.0, c / t) : 0.0);
   memory_activity_.push_back(t > 0 ? std::min(1.0, m / t) : 0.0);
+  link_activity_.push_back(t > 0 ? std::min(1.0, b.comm_raw.value() / t) : 0.0);
   breakdown_.push_back(
       {b.compute.value(), b.memory.value(), b.communication.value(), b.overhead.value()});
   clock += t;
@@ -134,6 +136,7 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   durations_.clear();
   compute_activity_.clear();
   memory_activity_.clear();
+  link_activity_.clear();
   breakdown_.clear();
   chunks_.clear();
   if (!busy()) return boundaries_;
@@ -291,6 +294,8 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
     bin.prefill_tokens += prefill_tokens;
     bin.compute_s += durations_[i] * compute_activity_[i];
     bin.memory_s += durations_[i] * memory_activity_[i];
+    bin.link_s += durations_[i] * link_activity_[i];
+    bin.busy_s += durations_[i];
     for (std::size_t k = 0; k < breakdown_[i].size(); ++k)
       stats_.breakdown_s[k] += breakdown_[i][k];
   }

@@ -83,7 +83,8 @@ struct EngineParams {
 struct SecondBin {
   double output_tokens = 0;            // decode tokens and first tokens
   double prefill_tokens = 0;           // prompt tokens processed
-  double compute_s = 0, memory_s = 0;  // activity-weighted time of the iterations ending in it
+  // Activity-weighted time of the iterations ending in it (busy: their whole duration).
+  double compute_s = 0, memory_s = 0, link_s = 0, busy_s = 0;
 };
 
 // What the engine did: iterations, plans (wake-ups), preemptions, KV high-water mark, prefix hits,
@@ -192,7 +193,7 @@ class ReplicaEngine {
   std::vector<double> boundaries_;
   std::vector<double> durations_;
   std::vector<Chunk> chunks_;  // prefill chunks of a one-iteration plan
-  std::vector<double> compute_activity_, memory_activity_;
+  std::vector<double> compute_activity_, memory_activity_, link_activity_;
   std::vector<std::array<double, 4>> breakdown_;  // per planned iteration, as in EngineStats
 };
 

@@ -94,6 +94,8 @@ const std::vector<ResultField>& result_fields() {
        &set_member<&PointResult::max_kv_used>},
       RT_FIELD(compute_activity, "fraction"),
       RT_FIELD(memory_activity, "fraction"),
+      RT_FIELD(link_activity, "fraction"),
+      RT_FIELD(busy_activity, "fraction"),
       RT_FIELD(xpu_power_w, "W per XPU"),
       RT_FIELD(energy_per_token_j, "J/token"),
       RT_FIELD(tps_per_rated_kw, "tok/s per rated kW"),

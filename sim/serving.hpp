@@ -140,8 +140,9 @@ struct PointResult {
   // without bound (sim/collect.cpp).
   double queue_growth = 0, queue_rise = 0, queue_scatter = 0;
   bool overloaded = false;
-  // Activity of the XPUs over the window, busy-time-weighted, including idle time.
-  double compute_activity = 0, memory_activity = 0;
+  // Activity of the XPUs over the window, busy-time-weighted, including idle time: compute, memory
+  // and scale-up links (power/xpu_power.hpp), and the fraction of it the XPUs ran steps.
+  double compute_activity = 0, memory_activity = 0, link_activity = 0, busy_activity = 0;
   // Set by evaluate() (sim/evaluate.hpp) from the activity and the power model: power and energy
   // per XPU over the window, and the throughput under each power normalisation.
   double xpu_power_w = 0;
@@ -169,7 +170,7 @@ struct PointResult {
     double output_tokens = 0, prefill_tokens = 0, completed = 0;
     double xpu_power_w = 0;  // mean over the point's XPUs, at their activity (evaluate())
     // Mean over the point's replicas; evaluate()'s input, not kept with the results.
-    double compute_activity = 0, memory_activity = 0;
+    double compute_activity = 0, memory_activity = 0, link_activity = 0, busy_activity = 0;
   };
   std::vector<Second> timeseries;
   std::string error;  // non-empty when the point could not run (layout does not fit, ...)

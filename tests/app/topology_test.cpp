@@ -31,8 +31,10 @@ TEST(TopologyReport, Jalapeno_CountsPartsSplitsUplinksAndChecksPower) {
   for (const auto& c : r->power.budget_checks)
     EXPECT_LE(std::abs(c.residual()), r->power.budget_tolerance) << c.what;
   EXPECT_DOUBLE_EQ(r->power.facility_provisioned.value(), r->power.it_provisioned.value() * 1.10);
-  // Jalapeno's XPUs sustain less than their rated TDP: full activity draws less than provisioned.
-  ASSERT_LT(r->power.xpu_sustained_max, r->power.xpu_tdp);
+  // Jalapeno's XPUs were measured below their rated TDP at load; at full activity they draw it,
+  // and the deployment stays below provisioned because the Katsu hosts draw their production power.
+  ASSERT_TRUE(r->power.xpu_measured_sustained);
+  ASSERT_LT(*r->power.xpu_measured_sustained, r->power.xpu_tdp);
   EXPECT_LT(r->power.it_full_activity, r->power.it_provisioned);
 }
 

@@ -183,6 +183,16 @@ TEST(CatalogErrors_Power, ShareOutOfRangeAndProductionAboveRating_AreErrors) {
   ASSERT_NE(find_diag(d, "host_production is above the rated host power"), nullptr) << dump(d);
 }
 
+TEST(CatalogErrors_Power, MemoryAndLinkSharesAboveOne_IsErrorAtTheLinkShare) {
+  auto d = load_errors(
+      with_power("{xpu_busy_share: 0.6, xpu_memory_share: 0.7, xpu_link_share: 0.4}"));
+  const Diagnostic* e = find_diag(d, "xpu_memory_share and xpu_link_share add up to more than 1");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_EQ(e->path, "systems[0].power.xpu_link_share");
+  EXPECT_EQ(e->where.line, 31);
+  EXPECT_EQ(load_errors(with_power("{xpu_busy_share: 1.2}")).size(), 1u);
+}
+
 TEST(CatalogErrors_Power, UnknownPowerKey_SuggestsNearest) {
   auto d = load_errors(with_power("{switch_trays: 1 kW}"));
   const Diagnostic* e = find_diag(d, "unknown key 'switch_trays'");
