@@ -115,18 +115,27 @@ std::expected<Deployment, std::string> deploy(const System& system, int replica_
                                               int replicas) {
   if (replica_xpus < 1 || replicas < 1)
     return std::unexpected("a deployment needs at least one replica of at least one XPU");
-  if (replica_xpus > system.domain_xpus)
+  const bool spans = replica_xpus > system.domain_xpus;
+  if (spans && replica_xpus % system.domain_xpus != 0)
     return std::unexpected("a replica of " + std::to_string(replica_xpus) +
                            " XPUs does not fit a " + std::to_string(system.domain_xpus) +
-                           "-XPU scale-up domain of " + system.id);
+                           "-XPU scale-up domain of " + system.id +
+                           " and is not a whole number of domains");
   try {
-    // Replicas one domain holds, then as many domains as the replicas need.
+    // Replicas one domain holds, then as many domains as the replicas need; a replica larger than
+    // a domain takes whole domains.
     auto one = std::make_shared<const topology::Topology>(topology::build(system, 1));
-    const auto per_domain = static_cast<int>(topology::place(*one, replica_xpus).replicas.size());
-    if (per_domain < 1)
-      return std::unexpected("no replica of " + std::to_string(replica_xpus) +
-                             " XPUs fits a domain of " + system.id);
-    const int domains = (replicas + per_domain - 1) / per_domain;
+    int domains = 0;
+    if (spans) {
+      domains = replicas * (replica_xpus / system.domain_xpus);
+    } else {
+      const auto per_domain =
+          static_cast<int>(topology::place(*one, replica_xpus).replicas.size());
+      if (per_domain < 1)
+        return std::unexpected("no replica of " + std::to_string(replica_xpus) +
+                               " XPUs fits a domain of " + system.id);
+      domains = (replicas + per_domain - 1) / per_domain;
+    }
     if (domains == 1) return deploy(one, replica_xpus, replicas);
     if (static_cast<long long>(domains) * system.domain_xpus > topology::kMaxDeploymentXpus)
       return std::unexpected(

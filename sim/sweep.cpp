@@ -34,16 +34,34 @@ std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const 
       if (n <= s.domain_xpus && std::find(sizes.begin(), sizes.end(), n) == sizes.end())
         sizes.push_back(n);
   }
-  if (!sizes.empty()) {
-    perf::LayoutQuery q;
-    q.replica_xpus = sizes;
-    q.max_pp = 1;
-    q.precision = precision;
-    q.min_tokens = min_tokens;
-    q.memory = memory_of(sc);
+  perf::LayoutQuery q;
+  q.max_pp = 1;
+  q.precision = precision;
+  q.min_tokens = min_tokens;
+  q.memory = memory_of(sc);
+  auto add_valid = [&] {
+    bool any = false;
     for (const auto& o : perf::enumerate_layouts(m, s, cat, q))
-      if (o.valid) out.push_back(o.layout);
+      if (o.valid) {
+        out.push_back(o.layout);
+        any = true;
+      }
+    return any;
+  };
+  bool fits = false;
+  if (!sizes.empty()) {
+    q.replica_xpus = sizes;
+    fits = add_valid();
   }
+  // When no replica within a scale-up domain holds the model, the fewest whole domains that do,
+  // joined over the scale-out network: TP within a domain and pipeline stages across them first
+  // (multi-node serving), and wider TP groups beside them.
+  if (sc.layouts.all_valid() && !fits)
+    for (int k = 2; k <= kMaxSpannedDomains && !fits; k *= 2) {
+      q.replica_xpus = {k * s.domain_xpus};
+      q.max_pp = k;
+      fits = add_valid();
+    }
   // A named layout may also come out of the enumeration: keep the first of each.
   std::vector<Layout> unique;
   for (const auto& l : out) {

@@ -38,9 +38,14 @@ struct SweepOptions {
 perf::MemoryParams memory_of(const Scenario& sc);
 EngineParams engine_of(const Scenario& sc, const Workload& w);
 
+// The most scale-up domains one replica of a sweep may span over the scale-out network.
+inline constexpr int kMaxSpannedDomains = 4;
+
 // The layouts a sweep tries for one system and model: the scenario's named layouts, plus every
 // valid layout (pipeline depth 1) of the scenario's replica sizes, by default the compute tray and
-// 8 XPUs. `min_tokens`: KV tokens a layout must hold (the longest request).
+// 8 XPUs. When none of those sizes holds the model, the fewest whole domains that do (2 or 4, as
+// multi-node serving deploys), with pipeline depths up to the number of domains.
+// `min_tokens`: KV tokens a layout must hold (the longest request).
 std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const System& s,
                                   const Model& m, const std::string& precision, double min_tokens);
 

@@ -19,7 +19,7 @@ namespace racktwin::topology {
 
 namespace {
 constexpr EnumWords<Effect, 4> kEffects{"none,slowed,cut off,lost"};
-constexpr EnumWords<Scope, 3> kScopes{"tray,rack,domain"};
+constexpr EnumWords<Scope, 4> kScopes{"tray,rack,domain,domains"};
 }  // namespace
 
 std::string to_string(Effect e) {
@@ -380,21 +380,25 @@ Path path(const Topology& t, PartId a, PartId b, const Impact* failures) {
 
 Placement place(const Topology& t, int replica_xpus, const Impact* failures) {
   const System& s = t.system();
-  if (replica_xpus < 1 || replica_xpus > s.domain_xpus)
+  if (replica_xpus < 1 || (replica_xpus > s.domain_xpus && replica_xpus % s.domain_xpus != 0))
     throw InputError(
         {Diagnostic{{},
                     "replica",
                     "a replica of " + std::to_string(replica_xpus) + " XPUs does not fit a " +
-                        std::to_string(s.domain_xpus) + "-XPU scale-up domain",
-                    "give a replica size from 1 to " + std::to_string(s.domain_xpus)}});
+                        std::to_string(s.domain_xpus) +
+                        "-XPU scale-up domain and is not a whole number of domains",
+                    "give a replica size from 1 to " + std::to_string(s.domain_xpus) +
+                        ", or a multiple of " + std::to_string(s.domain_xpus)}});
   Placement out;
   out.replica_xpus = replica_xpus;
   if (replica_xpus <= s.compute_tray.xpus)
     out.scope = Scope::tray;
   else if (replica_xpus <= s.xpus_per_rack() && s.domain_xpus >= s.xpus_per_rack())
     out.scope = Scope::rack;
-  else
+  else if (replica_xpus <= s.domain_xpus)
     out.scope = Scope::domain;
+  else
+    out.scope = Scope::domains;
 
   // In-service XPUs grouped by the unit a replica must stay within, in build order.
   std::map<std::pair<int, int>, std::vector<PartId>> units;
@@ -404,9 +408,11 @@ Placement place(const Topology& t, int replica_xpus, const Impact* failures) {
       continue;
     }
     const Part& p = t.part(x);
-    const std::pair<int, int> key = out.scope == Scope::tray   ? std::pair{p.rack, p.tray}
-                                    : out.scope == Scope::rack ? std::pair{p.rack, 0}
-                                                               : std::pair{p.domain, 0};
+    // Across domains: whole domains in order, the replica's own domains contiguous.
+    const std::pair<int, int> key = out.scope == Scope::tray     ? std::pair{p.rack, p.tray}
+                                    : out.scope == Scope::rack   ? std::pair{p.rack, 0}
+                                    : out.scope == Scope::domain ? std::pair{p.domain, 0}
+                                                                 : std::pair{0, 0};
     units[key].push_back(x);
   }
   const auto r = static_cast<std::size_t>(replica_xpus);

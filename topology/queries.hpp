@@ -86,7 +86,8 @@ BytesPerSecond bisection(const Topology& t, int domain, const Impact* failures =
 // The same across domains over the scale-out network: domains 0..N/2-1 against the rest (N >= 2).
 BytesPerSecond scale_out_bisection(const Topology& t);
 
-enum class Scope { tray, rack, domain };
+// The smallest unit a replica fits in; `domains`: whole scale-up domains joined over scale-out.
+enum class Scope { tray, rack, domain, domains };
 std::string to_string(Scope s);
 
 struct Replica {
@@ -95,16 +96,17 @@ struct Replica {
 
 struct Placement {
   int replica_xpus = 0;
-  Scope scope = Scope::tray;      // the smallest unit a replica fits in: tray, rack or domain
+  Scope scope = Scope::tray;      // the smallest unit a replica fits in
   std::vector<Replica> replicas;  // packed unit by unit, in XPU order
   std::vector<PartId> leftover;   // in-service XPUs no replica uses
   int out_of_service = 0;         // lost or cut-off XPUs, not placeable
 };
 
 // Packs replicas of `replica_xpus` XPUs onto the in-service XPUs: each replica within one tray if
-// it fits, else within one rack (racks inside a domain), else within one domain; units are filled
-// in order and what does not make a whole replica is left over. Throws InputError when the size is
-// not positive or exceeds a scale-up domain.
+// it fits, else within one rack (racks inside a domain), else within one domain, else (a whole
+// number of domains) across consecutive domains; units are filled in order and what does not make
+// a whole replica is left over. Throws InputError when the size is not positive, or exceeds a
+// scale-up domain without being a multiple of it.
 Placement place(const Topology& t, int replica_xpus, const Impact* failures = nullptr);
 
 }  // namespace racktwin::topology

@@ -187,10 +187,14 @@ std::optional<LayoutProblem> layout_problem(const Model& model, const System& sy
   const int tp = layout.tp, ep = layout.ep, pp = layout.pp;
   if (tp < 1 || ep < 1 || pp < 1) return problem(R::bad_degree, "tp, ep and pp must be at least 1");
   const int xpus = layout.xpus();
-  if (xpus > system.domain_xpus)
+  // A replica larger than a scale-up domain spans whole domains (servers, racks) over the
+  // scale-out network, as multi-node serving deploys; its collectives are priced on the tier they
+  // cross.
+  if (xpus > system.domain_xpus && xpus % system.domain_xpus != 0)
     return problem(R::exceeds_domain, "replica of " + std::to_string(xpus) +
                                           " XPUs exceeds the scale-up domain of " +
-                                          std::to_string(system.domain_xpus));
+                                          std::to_string(system.domain_xpus) +
+                                          " and is not a whole number of domains");
   if (pp > model.layers)
     return problem(R::pp_exceeds_layers, "pp " + std::to_string(pp) + " exceeds the " +
                                              std::to_string(model.layers) + " layers");

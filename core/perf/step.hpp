@@ -97,7 +97,7 @@ enum class LayoutRejection {
   no_chip,                   // the system has no chip
   unknown_precision,         // the model has no such weight variant
   bad_degree,                // tp, ep or pp below 1
-  exceeds_domain,            // more XPUs than the scale-up domain
+  exceeds_domain,            // more XPUs than the scale-up domain, not a whole number of domains
   pp_exceeds_layers,         // more pipeline stages than layers
   dp_attention_needs_tp,     // DP attention with tp 1
   heads_not_divisible,       // attention heads not divisible by tp

@@ -46,8 +46,8 @@ TEST(LayoutList, TpThatDoesNotDivideTheHeads_IsRejectedAsHeadsNotDivisible) {
   EXPECT_EQ(l->rejections[0].reason, LayoutRejection::heads_not_divisible);
 }
 
-TEST(LayoutList, ReplicaLargerThanTheDomain_IsRejectedAsExceedsDomainWithItsDetail) {
-  LayoutsRequest req{"gb300-nvl72", "deepseek-r1", "", {144}, 1, 9216};
+TEST(LayoutList, ReplicaLargerThanTheDomainNotWholeDomains_IsRejectedAsExceedsDomainWithItsDetail) {
+  LayoutsRequest req{"gb300-nvl72", "deepseek-r1", "", {100}, 1, 9216};
   const auto l = layout_list(shipped_catalog(), req);
   ASSERT_TRUE(l);
   for (const auto& r : l->layouts) EXPECT_EQ(r.option.rejection, LayoutRejection::exceeds_domain);

@@ -166,7 +166,7 @@ TEST(Cli_Layouts, JalapenoAndGb300_ListFittingLayoutsWithKvCapacityAndRejections
     EXPECT_NE(r.out.find("Rejected layouts"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("does not fit in HBM"), std::string::npos) << r.out;
   }
-  auto all = run("layouts --system gb300-nvl72 --model deepseek-r1 --xpus 1 144 --all");
+  auto all = run("layouts --system gb300-nvl72 --model deepseek-r1 --xpus 1 100 --all");
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_NE(all.out.find("exceeds the scale-up domain of 72"), std::string::npos) << all.out;
 }

@@ -1,6 +1,7 @@
 // Deployments: replicas placed on the system's topology, with their bandwidths and host pools.
 
 #include "sim/deployment.hpp"
+#include "sim/sweep.hpp"
 
 #include <gtest/gtest.h>
 
@@ -53,8 +54,41 @@ TEST(Deployment_Domains, MoreReplicasThanADomainHolds_BuildMoreDomains) {
   EXPECT_EQ(d->domains, 2);
   EXPECT_EQ(d->sites[8].domain, 0);
   EXPECT_EQ(d->sites[9].domain, 1);
-  EXPECT_FALSE(deploy(s, 144, 1));  // larger than a domain: an error, not a throw
+  EXPECT_FALSE(deploy(s, 100, 1));  // larger than a domain, not whole domains: an error
   EXPECT_FALSE(deploy(s, 8, 0));
+}
+
+TEST(Deployment_Hgx, ReplicaOfTwoServers_SpansTwoDomainsAndBothHosts) {
+  const System& s = *shipped_catalog().find_system("h100-hgx");
+  const auto d = deploy(s, 16, 3);
+  ASSERT_TRUE(d) << d.error();
+  EXPECT_EQ(d->domains, 6);
+  ASSERT_EQ(d->sites.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(d->sites[k].xpus.size(), 16u);
+    EXPECT_EQ(d->sites[k].domain, static_cast<int>(2 * k));
+  }
+  // Each replica is served by the hosts of its two servers: one pool per replica, two parts.
+  ASSERT_EQ(d->pools.size(), 3u);
+  EXPECT_EQ(d->pools[0].parts.size(), 2u);
+}
+
+TEST(SweepLayouts_Hgx, DeepSeekR1Fp8_NeedsTwoServers_AndTheSweepTriesThem) {
+  const Catalog& cat = shipped_catalog();
+  const System& s = *cat.find_system("h100-hgx");
+  const Model& m = *cat.find_model("deepseek-r1");
+  Scenario sc;
+  const auto layouts = sweep_layouts(cat, sc, s, m, "fp8", 9216);
+  ASSERT_FALSE(layouts.empty()) << "671 GB of FP8 weights do not fit one 640 GB server";
+  bool pipelined = false;
+  for (const Layout& l : layouts) {
+    EXPECT_EQ(l.xpus(), 16) << l.label();
+    pipelined = pipelined || (l.tp == 8 && l.pp == 2);
+  }
+  EXPECT_TRUE(pipelined) << "TP within a server, a pipeline stage per server";
+  // A model that fits one server is never spread over two.
+  for (const Layout& l : sweep_layouts(cat, sc, s, *cat.find_model("gpt-oss-120b"), "fp4", 9216))
+    EXPECT_LE(l.xpus(), 8) << l.label();
 }
 
 }  // namespace

@@ -193,7 +193,12 @@ TEST(Topology_Jalapeno, Placement_PacksByTrayAndRackWithLeftovers) {
   const Placement whole = place(t, 2048);
   EXPECT_EQ(whole.scope, Scope::domain);
   EXPECT_EQ(whole.replicas.size(), 1u);
-  EXPECT_THROW(place(t, 4096), InputError);
+  // Two domains' worth on a one-domain build: no replica, every XPU left over.
+  const Placement two = place(t, 4096);
+  EXPECT_EQ(two.scope, Scope::domains);
+  EXPECT_TRUE(two.replicas.empty());
+  EXPECT_EQ(two.leftover.size(), 2048u);
+  EXPECT_THROW(place(t, 3000), InputError);
   EXPECT_THROW(place(t, 0), InputError);
 }
 
@@ -255,6 +260,20 @@ TEST(Topology_Hgx, Server_IsADomainOfEightBehindOneOnboardSwitch) {
   EXPECT_EQ(p.network, Network::scale_out);
   EXPECT_DOUBLE_EQ(p.bandwidth.value(), t.system().scale_out_bandwidth_per_xpu.value());
   EXPECT_EQ(p.latency, t.system().scale_out_latency);
+}
+
+TEST(Topology_Hgx, ReplicaOfTwoServers_TakesTwoWholeConsecutiveDomains) {
+  const Topology t = build(sys("h100-hgx"), 5);
+  const Placement p = place(t, 16);
+  EXPECT_EQ(p.scope, Scope::domains);
+  ASSERT_EQ(p.replicas.size(), 2u);
+  EXPECT_EQ(p.leftover.size(), 8u);  // the fifth server
+  for (std::size_t i = 0; i < p.replicas.size(); ++i) {
+    std::set<int> domains;
+    for (PartId x : p.replicas[i].xpus) domains.insert(t.part(x).domain);
+    EXPECT_EQ(domains, (std::set<int>{static_cast<int>(2 * i), static_cast<int>(2 * i + 1)}));
+  }
+  EXPECT_THROW(place(t, 12), InputError);  // more than a server, not whole servers
 }
 
 TEST(Topology_Mi, FullMesh_GivesEachPeerItsLinkAndNoTransit) {
