@@ -12,10 +12,16 @@
 namespace racktwin::app {
 namespace {
 
-std::expected<std::shared_ptr<const PointsFile>, Failure> load_points(const Catalog& cat,
-                                                                      const std::string& file) {
-  auto pf = load_points_file(file, cat);
-  if (!pf) return std::unexpected(Failure::input(pf.error(), file));
+std::string joined(const std::vector<std::string>& files) {
+  std::string out;
+  for (const auto& f : files) out += (out.empty() ? "" : " + ") + f;
+  return out;
+}
+
+std::expected<std::shared_ptr<const PointsFile>, Failure> load_points(
+    const Catalog& cat, const std::vector<std::string>& files) {
+  auto pf = load_points_files(files, cat);
+  if (!pf) return std::unexpected(Failure::input(pf.error(), joined(files)));
   return std::make_shared<const PointsFile>(std::move(*pf));
 }
 
@@ -54,7 +60,7 @@ int Validation::exit_code() const {
 }
 
 std::expected<Validation, Failure> validate_points(const Catalog& cat, const ValidateRequest& rq) {
-  auto pf = load_points(cat, rq.points_file);
+  auto pf = load_points(cat, rq.points_files);
   if (!pf) return std::unexpected(pf.error());
   Validation v;
   v.points = *pf;
@@ -128,13 +134,13 @@ Json Validation::to_json() const {
 
 std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
                                                      const CalibrateRequest& rq) {
-  auto pf = load_points(cat, rq.points_file);
+  auto pf = load_points(cat, rq.points_files);
   if (!pf) return std::unexpected(pf.error());
   if (!(*pf)->rejected.empty()) {
     Diagnostics all;
     for (const auto& r : (*pf)->rejected)
       all.insert(all.end(), r.problems.begin(), r.problems.end());
-    return std::unexpected(Failure::input(all, rq.points_file));
+    return std::unexpected(Failure::input(all, joined(rq.points_files)));
   }
   calib::FitOptions opt;
   opt.systems = rq.systems;
@@ -153,7 +159,7 @@ std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
   c.points = *pf;
   c.params = opt.params;
   CalibrationRecord rec;
-  rec.points_file = rq.points_file;
+  rec.points_file = joined(rq.points_files);
   rec.points_hash = (*pf)->hash;
   rec.date = today_utc();
   rec.command = rq.command;

@@ -1,5 +1,5 @@
 #pragma once
-// The use cases `racktwin validate FILE` and `racktwin calibrate FILE`: predicting published points
+// The use cases `racktwin validate FILE...` and `racktwin calibrate FILE...`: predicting published points
 // through the sweep code of `racktwin run` (calib/predict.hpp), simulated in worker processes, and
 // fitting each system's efficiency parameters to them (calib/calibrate.hpp).
 //
@@ -27,7 +27,7 @@
 namespace racktwin::app {
 
 struct ValidateRequest {
-  std::string points_file;
+  std::vector<std::string> points_files;  // read as one (load_points_files)
   std::optional<std::uint64_t> seed;  // unset: calib::PredictOptions' default
   std::vector<int> replica_xpus;
   JobOptions job;
@@ -48,7 +48,7 @@ struct Validation {
 std::expected<Validation, Failure> validate_points(const Catalog& cat, const ValidateRequest& rq);
 
 struct CalibrateRequest {
-  std::string points_file;
+  std::vector<std::string> points_files;  // read as one (load_points_files)
   std::vector<std::string> systems, params;  // empty: every system with points, the defaults
   std::string out;  // calibration file; empty: calibration.yaml in the catalog directory
   int iterations = 0, rounds = 0;  // 0: calib::FitOptions' defaults

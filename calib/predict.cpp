@@ -29,6 +29,21 @@ bool describes(const InferenceXWorkload& point, const InferenceXWorkload& run,
          point.precision.value_or(best) == run.precision.value_or(best);
 }
 
+namespace {
+
+// A point the published benchmark did not run: an aggregated configuration within one scale-up
+// domain at more clients than the system's single-node benchmark sweeps reached
+// (ServingStack::benchmark_concurrency). Multi-node configurations (disaggregated pools, replicas
+// across domains) ran their own sweeps to thousands of clients and are kept.
+bool beyond_benchmark(const sim::PointSpec& s) {
+  const auto cap = s.system->serving.benchmark_concurrency;
+  const auto clients = sim::clients_of(s.arrivals);
+  return cap && clients && *clients > *cap && !s.prefill_replicas &&
+         static_cast<long>(s.layout.xpus()) * s.replicas <= s.system->domain_xpus;
+}
+
+}  // namespace
+
 PredictionPlan plan_predictions(const Catalog& cat, const std::vector<ReferencePoint>& points,
                                 const PredictOptions& options) {
   PredictionPlan plan;
@@ -64,6 +79,7 @@ PredictionPlan plan_predictions(const Catalog& cat, const std::vector<ReferenceP
       so.modes = modes;
       so.efficiency = options.efficiency;
       auto specs = sim::build_sweep(cat, sc, so);
+      if (specs) std::erase_if(*specs, beyond_benchmark);
       std::string err;
       if (!specs)
         err = specs.error();

@@ -5,8 +5,11 @@
 // Points that share a system, a model and a workload share one sweep: every valid layout (pipeline
 // depth 1) of the compute tray and of 8 XPUs, at every concurrency of the options, in every
 // serving mode the system supports (aggregated, and the options' disaggregated modes when its
-// serving stack offers disaggregation). A point's metric is then read off the sweep's summary or
-// its Pareto envelope, as InferenceX reads its published curves (docs/validation.md).
+// serving stack offers disaggregation). An aggregated configuration within one scale-up domain
+// runs only up to the concurrency the system's single-node benchmark sweeps reached
+// (ServingStack::benchmark_concurrency), as the measurements did. A point's metric is then read
+// off the sweep's summary or its Pareto envelope, as InferenceX reads its published curves
+// (docs/validation.md).
 //
 // Contract: planning and evaluation never simulate and never print; the caller simulates the
 // plan's points (in this process with sim::simulate, or in worker processes: app/sim_job.hpp)

@@ -90,10 +90,10 @@ void add_calibrate_command(CLI::App& app, Commands& out, std::string command_lin
   a->command = std::move(command_line);
   auto* cmd = app.add_subcommand(
       "calibrate",
-      "Fit each system's efficiency parameters to a published-points file and write them to the "
+      "Fit each system's efficiency parameters to published-points files and write them to the "
       "catalog's calibration file");
-  cmd->add_option("FILE", a->points_file,
-                  "Points file (format of scenarios/reference/published.yaml)")
+  cmd->add_option("FILE", a->points_files,
+                  "Points files (format of scenarios/reference/published.yaml), read as one")
       ->required();
   cmd->add_option("--systems", a->systems, "Fit only these systems (default: every one in FILE)")
       ->delimiter(',');

@@ -106,11 +106,11 @@ void add_validate_command(CLI::App& app, Commands& out) {
   auto a = std::make_shared<ValidateArgs>();
   auto* cmd = app.add_subcommand(
       "validate",
-      "Predict every point of a published-points file with the current catalog and report the "
+      "Predict every point of published-points files with the current catalog and report the "
       "errors\n(exit 0: all predicted; 1: some could not be predicted; 2: some points are "
       "invalid)");
-  cmd->add_option("FILE", a->request.points_file,
-                  "Points file (format of scenarios/reference/published.yaml)")
+  cmd->add_option("FILE", a->request.points_files,
+                  "Points files (format of scenarios/reference/published.yaml), read as one")
       ->required();
   cmd->add_flag("--json", a->json, "Every point and the summary, machine-readable");
   add_seed_option(cmd, a->request.seed, "Master seed of the sweeps (default: 20260801)");

@@ -141,6 +141,10 @@ struct ServingStack {
   std::string engine;          // "Teacup", "TensorRT-LLM / Dynamo", "SGLang", ...
   bool mtp = true;             // multi-token prediction / speculative decoding available
   bool disaggregation = true;  // prefill/decode disaggregation available
+  // The highest client concurrency the published benchmark sweeps ran on one aggregated
+  // configuration within a scale-up domain of this system (InferenceX search spaces); unset: no
+  // bound. `validate` and `calibrate` sweep such configurations up to it, as the measurements did.
+  std::optional<int> benchmark_concurrency;
 };
 
 struct System {

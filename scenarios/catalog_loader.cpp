@@ -607,13 +607,15 @@ std::optional<PendingRef> read_power(Context& ctx, MapReader& m, EntryFields& fi
   return idle_check;
 }
 
-// The serving stack: engine name and the features it offers (MTP, disaggregation).
-void read_serving_stack(Context& ctx, MapReader& m, ServingStack& serving) {
+// The serving stack: engine name, the features it offers (MTP, disaggregation) and the concurrency
+// its published benchmark sweeps reached.
+void read_serving_stack(Context& ctx, MapReader& m, EntryFields& fields, ServingStack& serving) {
   if (!m.has("serving")) return;
   MapReader v(ctx, m.get("serving"), m.child("serving"));
   if (auto e = v.string("engine", false)) serving.engine = *e;
   if (auto b = v.boolean("mtp", false)) serving.mtp = *b;
   if (auto b = v.boolean("disaggregation", false)) serving.disaggregation = *b;
+  serving.benchmark_concurrency = fields.integer(v, "benchmark_concurrency", false, 1, 1 << 20);
   v.finish();
 }
 
@@ -633,7 +635,7 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
   read_scale_out(ctx, m, fields, *s, ok);
   std::optional<PendingRef> idle_check = read_power(ctx, m, fields, s->power);
   s->tco_per_xpu = fields.quantity<UsdPerSecond>(m, "tco_per_xpu", false);
-  read_serving_stack(ctx, m, s->serving);
+  read_serving_stack(ctx, m, fields, s->serving);
   m.finish();
 
   if (ok && s->domain_xpus % s->compute_tray.xpus != 0)

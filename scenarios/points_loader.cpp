@@ -171,4 +171,36 @@ std::expected<PointsFile, Diagnostics> load_points_file(const std::string& path,
   return load_points_string(*text, path, catalog);
 }
 
+std::expected<PointsFile, Diagnostics> load_points_files(const std::vector<std::string>& paths,
+                                                         const Catalog& catalog) {
+  PointsFile out;
+  Diagnostics unreadable;
+  std::set<std::string> ids;
+  std::string hashes;
+  for (const auto& path : paths) {
+    auto one = load_points_file(path, catalog);
+    if (!one) {
+      unreadable.insert(unreadable.end(), one.error().begin(), one.error().end());
+      continue;
+    }
+    out.file += (out.file.empty() ? "" : " + ") + one->file;
+    hashes += one->hash;
+    out.rejected.insert(out.rejected.end(), one->rejected.begin(), one->rejected.end());
+    for (auto& p : one->points) {
+      if (ids.insert(p.id).second) {
+        out.points.push_back(std::move(p));
+        continue;
+      }
+      Diagnostic d{p.where, "id", "id '" + p.id + "' is used by a point of an earlier file",
+                   "ids must be unique across the points files of one command"};
+      out.rejected.push_back(RejectedPoint{p.id, p.where, {d}});
+    }
+    if (paths.size() == 1) out.hash = one->hash;
+  }
+  if (!unreadable.empty()) return std::unexpected(unreadable);
+  // Several files: the hash of their hashes in the order given.
+  if (paths.size() != 1) out.hash = content_hash(hashes);
+  return out;
+}
+
 }  // namespace racktwin

@@ -9,6 +9,7 @@
 
 #include <expected>
 #include <string>
+#include <vector>
 
 #include "core/catalog.hpp"
 #include "core/error.hpp"
@@ -18,6 +19,12 @@ namespace racktwin {
 
 std::expected<PointsFile, Diagnostics> load_points_file(const std::string& path,
                                                         const Catalog& catalog);
+
+// Several points files read as one, in the order given: `file` joins their names with " + ",
+// `hash` is the file's own for one file and the hash of their hashes for several, and a point
+// whose id an earlier file already used is rejected. Unreadable files fail the load together.
+std::expected<PointsFile, Diagnostics> load_points_files(const std::vector<std::string>& paths,
+                                                         const Catalog& catalog);
 
 // `name` is used in messages in place of a file name.
 std::expected<PointsFile, Diagnostics> load_points_string(const std::string& text,

@@ -144,4 +144,28 @@ TEST(Plan, ReplicaSizes_ChooseTheLayoutsTried) {
   EXPECT_EQ(xpus_of(calib::plan_predictions(shipped_catalog(), pts, opt)), (std::set<int>{1, 2}));
 }
 
+TEST(Plan, AggregatedSingleDomainPoints_StopAtTheBenchmarksConcurrency) {
+  std::vector<ReferencePoint> pts{point(Metric::peak_total_tps_per_xpu),
+                                  point(Metric::peak_total_tps_per_xpu)};
+  for (auto& p : pts) p.workload.isl = 1024, p.workload.osl = 1024;
+  pts[1].system = "h100-hgx";
+  calib::PredictOptions opt;
+  opt.concurrency = {16, 64, 128, 1024};
+  const auto plan = calib::plan_predictions(shipped_catalog(), pts, opt);
+  const int cap = *shipped_catalog().find_system("h100-hgx")->serving.benchmark_concurrency;
+  ASSERT_EQ(cap, 64);
+  std::set<int> aggregated_h100, disaggregated_h100, gb200;
+  for (const auto& s : plan.specs) {
+    const int c = *sim::clients_of(s.arrivals);
+    if (s.system->id == "gb200-nvl72")
+      gb200.insert(c);  // no benchmark bound: the whole list
+    else
+      (s.prefill_replicas ? disaggregated_h100 : aggregated_h100).insert(c);
+  }
+  EXPECT_EQ(gb200, (std::set<int>{16, 64, 128, 1024}));
+  EXPECT_EQ(aggregated_h100, (std::set<int>{16, 64}));
+  // Prefill and decode pools occupy two servers: a multi-node configuration, not bounded.
+  EXPECT_EQ(disaggregated_h100, (std::set<int>{16, 64, 128, 1024}));
+}
+
 }  // namespace

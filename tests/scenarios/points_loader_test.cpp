@@ -24,6 +24,34 @@ TEST(PointsFile, ShippedReference_LoadsEveryPoint) {
   }
 }
 
+TEST(PointsFiles, SeveralFiles_ReadAsOne_IdsUniqueAcrossThem) {
+  const std::string dir = std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/reference/";
+  const auto& cat = shipped_catalog();
+  auto a = load_points_file(dir + "published.yaml", cat);
+  auto b = load_points_file(dir + "published-extra.yaml", cat);
+  ASSERT_TRUE(a && b);
+  auto both = load_points_files({dir + "published.yaml", dir + "published-extra.yaml"}, cat);
+  ASSERT_TRUE(both.has_value()) << racktwin::test::dump(both.error());
+  EXPECT_TRUE(both->rejected.empty());
+  EXPECT_EQ(both->points.size(), a->points.size() + b->points.size());
+  EXPECT_EQ(both->points.front().id, a->points.front().id);
+  EXPECT_EQ(both->points.back().id, b->points.back().id);
+  EXPECT_EQ(both->file, dir + "published.yaml + " + dir + "published-extra.yaml");
+  EXPECT_NE(both->hash, a->hash);
+  EXPECT_EQ(both->hash.rfind("fnv1a64:", 0), 0u);
+  // One file: its own hash. The same file twice: every point of the second is a duplicate.
+  EXPECT_EQ(load_points_files({dir + "published.yaml"}, cat)->hash, a->hash);
+  auto twice = load_points_files({dir + "published.yaml", dir + "published.yaml"}, cat);
+  ASSERT_TRUE(twice.has_value());
+  EXPECT_EQ(twice->points.size(), a->points.size());
+  ASSERT_EQ(twice->rejected.size(), a->points.size());
+  EXPECT_NE(twice->rejected[0].problems[0].to_string().find("earlier file"), std::string::npos);
+  // An unreadable file fails the load, named.
+  auto missing = load_points_files({dir + "published.yaml", dir + "no-such.yaml"}, cat);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(racktwin::test::dump(missing.error()).find("no-such.yaml"), std::string::npos);
+}
+
 TEST(PointsFile, BadPoints_AreRejectedByIdAndTheOthersKept) {
   const std::string text = R"(points:
   - id: good
