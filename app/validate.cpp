@@ -25,6 +25,30 @@ std::expected<std::shared_ptr<const PointsFile>, Failure> load_points(
   return std::make_shared<const PointsFile>(std::move(*pf));
 }
 
+// The points of the files, failing with every rejected point's problems when there is one: a fit
+// takes no partial file.
+std::expected<std::shared_ptr<const PointsFile>, Failure> load_valid_points(
+    const Catalog& cat, const std::vector<std::string>& files) {
+  auto pf = load_points(cat, files);
+  if (!pf || (*pf)->rejected.empty()) return pf;
+  Diagnostics all;
+  for (const auto& r : (*pf)->rejected) all.insert(all.end(), r.problems.begin(), r.problems.end());
+  return std::unexpected(Failure::input(all, joined(files)));
+}
+
+// Fit options simulating in worker processes; empty params and zero counts keep the defaults.
+calib::FitOptions fit_options(const Catalog& cat, const std::vector<std::string>& params,
+                              int iterations, int rounds, const JobOptions& job) {
+  calib::FitOptions opt;
+  if (!params.empty()) opt.params = params;
+  opt.simulate = [&cat, job](const std::vector<sim::PointSpec>& specs) {
+    return simulate_in_workers(cat, specs, job);
+  };
+  if (iterations > 0) opt.max_iterations = iterations;
+  if (rounds > 0) opt.rounds = rounds;
+  return opt;
+}
+
 Json workload_json(const InferenceXWorkload& w) {
   Json j{{"isl", w.isl}, {"osl", w.osl}, {"range_ratio", w.range_ratio}, {"mtp", w.mtp}};
   if (w.precision) j["precision"] = *w.precision;
@@ -134,22 +158,10 @@ Json Validation::to_json() const {
 
 std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
                                                      const CalibrateRequest& rq) {
-  auto pf = load_points(cat, rq.points_files);
+  auto pf = load_valid_points(cat, rq.points_files);
   if (!pf) return std::unexpected(pf.error());
-  if (!(*pf)->rejected.empty()) {
-    Diagnostics all;
-    for (const auto& r : (*pf)->rejected)
-      all.insert(all.end(), r.problems.begin(), r.problems.end());
-    return std::unexpected(Failure::input(all, joined(rq.points_files)));
-  }
-  calib::FitOptions opt;
+  calib::FitOptions opt = fit_options(cat, rq.params, rq.iterations, rq.rounds, rq.job);
   opt.systems = rq.systems;
-  if (!rq.params.empty()) opt.params = rq.params;
-  opt.simulate = [&cat, job = rq.job](const std::vector<sim::PointSpec>& specs) {
-    return simulate_in_workers(cat, specs, job);
-  };
-  if (rq.iterations > 0) opt.max_iterations = rq.iterations;
-  if (rq.rounds > 0) opt.rounds = rq.rounds;
   opt.predict.replica_xpus = rq.replica_xpus;
   opt.progress = rq.progress;
   auto fit = calib::calibrate(cat, (*pf)->points, opt);
@@ -183,6 +195,27 @@ std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
   if (auto w = write_file_atomically(c.written, calib::calibration_yaml(c.file)); !w)
     return std::unexpected(Failure::of(Failure::Kind::runtime, w.error()));
   return c;
+}
+
+std::expected<CrossValidations, Failure> crossval_points(const Catalog& cat,
+                                                         const CrossvalRequest& rq) {
+  auto pf = load_valid_points(cat, rq.points_files);
+  if (!pf) return std::unexpected(pf.error());
+  calib::FitOptions opt = fit_options(cat, rq.params, rq.iterations, rq.rounds, rq.job);
+  opt.progress = rq.progress;
+  CrossValidations out;
+  out.points = *pf;
+  const std::vector<calib::HoldOut> by =
+      rq.by.empty() ? std::vector{calib::HoldOut::system, calib::HoldOut::model,
+                                  calib::HoldOut::shape}
+                    : rq.by;
+  for (calib::HoldOut h : by) {
+    if (rq.progress) rq.progress("leave one " + calib::to_string(h) + " out");
+    auto cv = calib::cross_validate(cat, (*pf)->points, h, opt);
+    if (!cv) return std::unexpected(Failure::of(Failure::Kind::input, cv.error()));
+    out.runs.push_back(std::move(*cv));
+  }
+  return out;
 }
 
 }  // namespace racktwin::app

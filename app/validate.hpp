@@ -19,6 +19,7 @@
 #include "app/run.hpp"
 #include "app/sim_job.hpp"
 #include "calib/calibrate.hpp"
+#include "calib/crossval.hpp"
 #include "calib/predict.hpp"
 #include "calib/report.hpp"
 #include "core/catalog.hpp"
@@ -70,6 +71,24 @@ struct Calibration {
 
 std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
                                                      const CalibrateRequest& rq);
+
+struct CrossvalRequest {
+  std::vector<std::string> points_files;  // read as one (load_points_files)
+  std::vector<calib::HoldOut> by;         // empty: system, model and shape
+  std::vector<std::string> params;        // empty: calib::FitOptions' defaults
+  int iterations = 0, rounds = 0;         // 0: calib::FitOptions' defaults
+  JobOptions job;
+  std::function<void(const std::string&)> progress;
+};
+
+struct CrossValidations {
+  std::shared_ptr<const PointsFile> points;
+  std::vector<calib::CrossValidation> runs;  // one per `by`, in the request's order
+};
+
+// Never writes the calibration file: every fit stays in memory.
+std::expected<CrossValidations, Failure> crossval_points(const Catalog& cat,
+                                                         const CrossvalRequest& rq);
 
 // Where the efficiencies of the points' systems come from: "system origin, ...".
 std::string efficiency_origins(const Catalog& cat, const std::vector<ReferencePoint>& points);

@@ -38,6 +38,7 @@ using Commands = std::vector<Command>;
 void add_calibrate_command(CLI::App& app, Commands& out, std::string command_line);
 void add_catalog_commands(CLI::App& app, Commands& out);
 void add_check_command(CLI::App& app, Commands& out);
+void add_crossval_command(CLI::App& app, Commands& out);
 void add_explain_command(CLI::App& app, Commands& out);
 void add_perf_commands(CLI::App& app, Commands& out);
 void add_plan_command(CLI::App& app, Commands& out);

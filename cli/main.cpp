@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   cli::add_calibrate_command(app, commands, command_line);
   cli::add_catalog_commands(app, commands);
   cli::add_check_command(app, commands);
+  cli::add_crossval_command(app, commands);
   cli::add_explain_command(app, commands);
   cli::add_perf_commands(app, commands);
   cli::add_plan_command(app, commands);

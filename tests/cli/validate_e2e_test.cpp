@@ -121,4 +121,39 @@ TEST(Calibrate_Cli, WritesACalibrationFileThatTheCatalogLoads) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Validate_SeveralFiles, ReadAsOne_AnIdUsedTwiceIsRejectedWithItsFile) {
+  PointsFile a("racktwin-validate-a.yaml", std::string("points:") + kGood);
+  PointsFile b("racktwin-validate-b.yaml", std::string("points:") + kGood);
+  auto r = run("validate " + a.path.string() + " " + b.path.string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(b.path.string() + ":2:5:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("used by a point of an earlier file"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find(a.path.string() + " + " + b.path.string()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4 points: 2 predicted"), std::string::npos) << r.out;
+}
+
+TEST(Crossval_Cli, LeaveOneSystemOut_PredictsEachFromTheOthers) {
+  PointsFile f("racktwin-crossval-points.yaml", std::string("points:") + kGood + R"(
+  - id: b0-tbt
+    system: jalapeno-b0
+    model: gpt-oss-120b
+    workload: {isl: 1024, osl: 128, range_ratio: 0.8, mtp: false}
+    metric: min_tbt_ms
+    value: 0.6
+)");
+  auto r = run("crossval " + f.path.string() +
+               " --by system --params step_overhead --iterations 2 --rounds 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("leave one system out: 2 folds"), std::string::npos) << r.out;
+  // Each Jalapeno stepping is predicted from the other's fit (their shared family), never its own.
+  EXPECT_NE(r.out.find("family jalapeno-teacup (jalapeno-b0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("family jalapeno-teacup (jalapeno-a0)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("fitted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("leave one system out: median |error|"), std::string::npos) << r.out;
+  // One model only: nothing to hold out by model, said before any simulation.
+  auto m = run("crossval " + f.path.string() + " --by model");
+  EXPECT_EQ(m.exit_code, 2) << m.err;
+  EXPECT_NE(m.err.find("at least two models"), std::string::npos) << m.err;
+}
+
 }  // namespace
