@@ -71,9 +71,15 @@ Sections describe(const IterationTime& t) {
         "\ndecode: {:.4f} ms per output token, {:.0f} output tokens/s per replica, {:.0f} per XPU",
         t.time_per_output_token.value() * 1e3, t.output_tokens_per_s,
         t.output_tokens_per_s_per_xpu);
+  const std::string bound =
+      b.roofline.value() > 0
+          ? fmt::format("bound: {}; roofline {} (peak FLOP/s and HBM bandwidth, no communication "
+                        "or overhead): this step takes {:.2f}x its roofline",
+                        perf::to_string(b.bound), ms(b.roofline), b.total / b.roofline)
+          : "bound: " + perf::to_string(b.bound);
   return {{.title = iteration_title(t), .gap = false},
           terms_section(b),
-          {.title = "bound: " + perf::to_string(b.bound), .gap = false},
+          {.title = bound, .gap = false},
           parts_section(b),
           {.title = totals}};
 }

@@ -109,6 +109,8 @@ Json to_json(const IterationTime& t) {
           {"communication_raw_s", b.comm_raw.value()},
           {"overhead_s", b.overhead.value()},
           {"bound", perf::to_string(b.bound)},
+          {"roofline_s", b.roofline.value()},
+          {"roofline_ratio", b.roofline.value() > 0 ? b.total / b.roofline : 0.0},
           {"flops_per_xpu", b.flops.value()},
           {"hbm_bytes_per_xpu", b.hbm_bytes.value()},
           {"comm_bytes_per_xpu", b.comm_bytes.value()},

@@ -88,6 +88,7 @@ void engine_metrics(const Point& p, PointResult& r) {
     r.iteration_memory_s += s.breakdown_s[1];
     r.iteration_communication_s += s.breakdown_s[2];
     r.iteration_overhead_s += s.breakdown_s[3];
+    r.iteration_roofline_s += s.breakdown_s[4];
   }
   if (r.iterations > 0) {
     const double n_it = static_cast<double>(r.iterations);
@@ -95,6 +96,7 @@ void engine_metrics(const Point& p, PointResult& r) {
     r.iteration_memory_s /= n_it;
     r.iteration_communication_s /= n_it;
     r.iteration_overhead_s /= n_it;
+    r.iteration_roofline_s /= n_it;
   }
   r.prefix_hit_rate = prompt > 0 ? hit / prompt : 0.0;
   r.offload_hit_rate = prompt > 0 ? offload_hit / prompt : 0.0;

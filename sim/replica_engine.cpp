@@ -126,7 +126,8 @@ void ReplicaEngine::add_iteration(double& clock, const perf::IterationShape& s) 
   memory_activity_.push_back(t > 0 ? std::min(1.0, m / t) : 0.0);
   link_activity_.push_back(t > 0 ? std::min(1.0, b.comm_raw.value() / t) : 0.0);
   breakdown_.push_back(
-      {b.compute.value(), b.memory.value(), b.communication.value(), b.overhead.value()});
+      {b.compute.value(), b.memory.value(), b.communication.value(), b.overhead.value(),
+       b.roofline.value()});
   clock += t;
   boundaries_.push_back(clock);
 }

@@ -100,8 +100,9 @@ struct EngineStats {
   std::int64_t offloaded_blocks = 0;  // blocks evicted from HBM and written to the host tier
   std::vector<SecondBin> seconds;     // index = floor(iteration end time in s)
   // Sums over the committed iterations of the step model's breakdown, in seconds: compute,
-  // memory, communication, overhead (they add up to the busy time).
-  std::array<double, 4> breakdown_s{};
+  // memory, communication, overhead (they add up to the busy time), and the roofline (the same
+  // work at peak rates, perf::Breakdown::roofline).
+  std::array<double, 5> breakdown_s{};
 };
 
 class ReplicaEngine {
@@ -194,7 +195,7 @@ class ReplicaEngine {
   std::vector<double> durations_;
   std::vector<Chunk> chunks_;  // prefill chunks of a one-iteration plan
   std::vector<double> compute_activity_, memory_activity_, link_activity_;
-  std::vector<std::array<double, 4>> breakdown_;  // per planned iteration, as in EngineStats
+  std::vector<std::array<double, 5>> breakdown_;  // per planned iteration, as in EngineStats
 };
 
 }  // namespace racktwin::sim

@@ -165,6 +165,15 @@ struct PointResult {
   // model splits it: compute-bound, memory-bound, exposed communication, fixed overheads (s).
   double iteration_compute_s = 0, iteration_memory_s = 0, iteration_communication_s = 0,
          iteration_overhead_s = 0;
+  // The mean iteration's roofline: its operations at the chip's peak FLOP/s and HBM bandwidth with
+  // no communication or overhead (perf::Breakdown::roofline); roofline_ratio() = mean iteration
+  // time / it, at least 1.
+  double iteration_roofline_s = 0;
+  double roofline_ratio() const {
+    const double t = iteration_compute_s + iteration_memory_s + iteration_communication_s +
+                     iteration_overhead_s;
+    return iteration_roofline_s > 0 ? t / iteration_roofline_s : 0.0;
+  }
   // One-second time series over the whole run (warm-up included): index = second of simulated time.
   struct Second {
     double output_tokens = 0, prefill_tokens = 0, completed = 0;

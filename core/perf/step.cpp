@@ -365,10 +365,11 @@ std::expected<StepModel, std::string> StepModel::create(
 }
 
 // Accumulates operations on the busiest XPU: each one takes max(compute, memory) and counts as
-// compute- or memory-bound accordingly.
+// compute- or memory-bound accordingly; at peak rates (times x mfu, x mbu) it adds to the roofline.
 struct StepModel::Ops {
   Breakdown& b;
-  double compute_bound = 0.0, memory_bound = 0.0;
+  double mfu = 1.0, mbu = 1.0;
+  double compute_bound = 0.0, memory_bound = 0.0, roofline = 0.0;
 
   void add(Part part, double count, double t_compute, double t_memory, double flops, double bytes) {
     if (count <= 0) return;
@@ -377,6 +378,7 @@ struct StepModel::Ops {
     p.memory += Seconds(count * t_memory);
     p.flops += Flops(count * flops);
     p.bytes += Bytes(count * bytes);
+    roofline += count * std::max(t_compute * mfu, t_memory * mbu);
     if (t_compute >= t_memory)
       compute_bound += count * t_compute;
     else
@@ -468,7 +470,7 @@ Breakdown StepModel::step(const IterationShape& full) const {
   Breakdown b;
   const double items = full.decode_seqs + full.prefill_chunks;
   if (items <= 0 || full.decode_seqs + full.prefill_tokens <= 0) return b;  // nothing to do
-  Ops ops{b};
+  Ops ops{b, eff_.mfu, eff_.mbu};
   // Pipeline: the iteration is split into up to pp microbatches; a token's step is one pass of its
   // microbatch through every stage, i.e. all layers at the microbatch's size.
   const double micro = pp_ > 1 ? std::clamp(std::floor(items), 1.0, pp_) : 1.0;
@@ -556,6 +558,7 @@ Breakdown StepModel::step(const IterationShape& full) const {
   b.memory = Seconds(ops.memory_bound);
   b.communication = Seconds(exposed);
   b.comm_raw = Seconds(comm);
+  b.roofline = Seconds(ops.roofline);
   b.overhead =
       Seconds(layers_ * eff_.layer_overhead.value() + eff_.step_overhead.value() + draft_overhead);
   b.total = b.compute + b.memory + b.communication + b.overhead;

@@ -11,6 +11,8 @@
 // - The returned Breakdown adds up: total = compute + memory + communication + overhead, where
 //   compute (memory) is the time of the operations bound by compute (memory), communication is the
 //   exposed (not overlapped) collective time and overhead the fixed per-layer and per-step costs.
+// - It carries its roofline (the same operations at peak rates, nothing else), and
+//   total >= roofline whenever the efficiencies mfu and mbu are at most 1.
 // - Equations, parameters and assumptions: docs/model.md.
 
 #include <array>
@@ -82,6 +84,10 @@ struct Breakdown {
   Seconds communication;  // exposed collective and pipeline-transfer time
   Seconds overhead;       // layer and step overheads
   Seconds comm_raw;       // collective time before overlap
+  // The same operations at the chip's peak FLOP/s and HBM bandwidth (mfu = mbu = 1), each part
+  // still max(compute, memory), with no communication and no overhead: no step doing this work
+  // on this layout can be faster. total / roofline >= 1 whenever mfu, mbu <= 1.
+  Seconds roofline;
   Flops flops;            // on the busiest XPU
   Bytes hbm_bytes;        // on the busiest XPU
   Bytes comm_bytes;       // sent by the busiest XPU

@@ -314,6 +314,34 @@ TEST(PerfStep_Invariants, BreakdownAddsUpToTotal) {
   }
 }
 
+// No step is faster than its roofline: the same operations at peak rates with no communication or
+// overhead. At mfu = mbu = 1 with no fixed costs on one XPU the step is its roofline; lowering mfu
+// or mbu moves the step away from it and leaves the roofline where it was.
+TEST(PerfStep_Invariants, NoStepFasterThanItsRoofline) {
+  for (const auto& k : every_case()) {
+    IterationShape s = IterationShape::decode(24, 24 * 3000.0);
+    s.add_prefill_chunk(1024, 512, true, k.model->attention.sliding_window.value_or(0));
+    const std::string at = k.system->id + " " + k.model->id;
+    const auto prior = *StepModel::create(*k.model, *k.system, shipped_catalog(), k.layout,
+                                          k.precision,
+                                          shipped_catalog().efficiency_prior_for(k.system->id)->values);
+    const Breakdown b = prior.step(s);
+    EXPECT_GT(b.roofline.value(), 0.0) << at;
+    EXPECT_GE(b.total.value(), b.roofline.value()) << at;
+    const auto peak = *StepModel::create(*k.model, *k.system, shipped_catalog(), k.layout,
+                                         k.precision, bare(1.0, 1.0));
+    const auto slow = *StepModel::create(*k.model, *k.system, shipped_catalog(), k.layout,
+                                         k.precision, bare(0.3, 0.4));
+    const Breakdown at_peak = peak.step(s), slowed = slow.step(s);
+    EXPECT_NEAR(at_peak.roofline.value(), slowed.roofline.value(), 1e-12 * at_peak.roofline.value())
+        << at;
+    EXPECT_NEAR(at_peak.compute.value() + at_peak.memory.value(), at_peak.roofline.value(),
+                1e-12 * at_peak.roofline.value())
+        << at;
+    EXPECT_GE(slowed.compute.value() + slowed.memory.value(), 2.4 * slowed.roofline.value()) << at;
+  }
+}
+
 TEST(PerfStep_Invariants, PipelineAndDataParallelAttention_ConserveWork) {
   // Splitting a replica's layers into stages leaves the per-token FLOPs of the replica unchanged.
   const StepModel one = make("llama-3.3-70b", "gb200-nvl72", tp(4), "bf16");

@@ -114,10 +114,13 @@ TEST(ReplicaEngine_Breakdown, PartsAddUpToTheBusyTime) {
   double busy = 0;
   for (const auto& b : d.stats.seconds) busy += b.compute_s + b.memory_s;  // activity-weighted
   double parts = 0;
-  for (double x : d.stats.breakdown_s) {
-    EXPECT_GE(x, 0.0);
-    parts += x;
+  for (std::size_t k = 0; k < 4; ++k) {  // compute, memory, communication, overhead
+    EXPECT_GE(d.stats.breakdown_s[k], 0.0);
+    parts += d.stats.breakdown_s[k];
   }
+  // The fifth is the roofline: positive, and below the busy time it bounds.
+  EXPECT_GT(d.stats.breakdown_s[4], 0.0);
+  EXPECT_LT(d.stats.breakdown_s[4], parts);
   // One replica runs back to back from 0: its busy time is the last finish.
   double last = 0;
   for (const auto& r : d.requests) last = std::max(last, r.finish);
