@@ -23,6 +23,30 @@ Json opt(const std::optional<Watts>& w) {
   return w ? Json(w->value()) : Json(nullptr);
 }
 
+template <class T>
+Json opt_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+// The engine limits a system's points default to (docs/scenarios.md, "Engine").
+std::string engine_limits_text(const EngineLimits& l) {
+  if (!l.any())
+    return "engine limits: none in the catalog; points run with the simulation's defaults unless "
+           "the scenario sets them";
+  std::vector<std::string> parts;
+  if (l.max_seqs) parts.push_back(fmt::format("{} sequences", *l.max_seqs));
+  if (l.max_batched_tokens)
+    parts.push_back(fmt::format("{} tokens per iteration", *l.max_batched_tokens));
+  if (l.memory_utilization)
+    parts.push_back(fmt::format("{:g}% of HBM", *l.memory_utilization * 100));
+  if (l.reserve_output)
+    parts.push_back(fmt::format("reserves {:g} of each output at admission", *l.reserve_output));
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
+  return "engine limits, as its published benchmarks ran (a scenario's engine keys override "
+         "them): " + s;
+}
+
 std::string count_text(double n) {
   if (n >= 1e12) return fmt::format("{:.3g}T", n / 1e12);
   if (n >= 1e9) return fmt::format("{:.4g}B", n / 1e9);
@@ -107,7 +131,8 @@ std::vector<Section> system_sections(const System& s) {
                  {},
                  {fmt::format("{}; MTP/speculative decoding {}; prefill/decode disaggregation {}",
                               s.serving.engine, s.serving.mtp ? "yes" : "no",
-                              s.serving.disaggregation ? "yes" : "no")}});
+                              s.serving.disaggregation ? "yes" : "no"),
+                  engine_limits_text(s.serving.engine_limits)}});
   if (!s.status.empty()) out.push_back({"Status", {}, {}, {}, {s.status}});
   return out;
 }
@@ -247,9 +272,15 @@ Json to_json(const System& s) {
                                    std::pair{"xpu_link_share", s.power.xpu_link_share}})
     j[key] = share ? Json(*share) : Json(nullptr);
   j["tco_usd_per_xpu_hour"] = s.tco_per_xpu ? Json(s.tco_per_xpu->value() * 3600.0) : Json(nullptr);
+  const EngineLimits& el = s.serving.engine_limits;
   j["serving"] = {{"engine", s.serving.engine},
                   {"mtp", s.serving.mtp},
-                  {"disaggregation", s.serving.disaggregation}};
+                  {"disaggregation", s.serving.disaggregation},
+                  {"engine_limits",
+                   {{"max_seqs", opt_json(el.max_seqs)},
+                    {"max_batched_tokens", opt_json(el.max_batched_tokens)},
+                    {"memory_utilization", opt_json(el.memory_utilization)},
+                    {"reserve_output", opt_json(el.reserve_output)}}}};
   j["status"] = s.status;
   j["fields"] = fields_json(s.fields);
   if (s.chip) j["chip_detail"] = to_json(*s.chip);

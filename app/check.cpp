@@ -92,14 +92,27 @@ Json optional_json(const std::optional<T>& v) {
   return v ? Json(*v) : Json(nullptr);
 }
 
-// The engine settings every point runs with, each marked when it is the default.
-std::string engine_text(const Scenario& sc) {
+// Where one engine setting of a system's points comes from: the scenario, the system's catalog
+// default (its published benchmarks' engine) or the simulation's default.
+template <class T>
+std::string origin_mark(const std::optional<T>& given, const System* s,
+                        std::optional<T> EngineLimits::*limit) {
+  if (given) return "";
+  if (s != nullptr && s->serving.engine_limits.*limit) return " (catalog)";
+  return " (default)";
+}
+
+// The engine settings the points of system `s` (or of no system) run with, each marked where it
+// is not the scenario's: "(catalog)" for the system's catalog default, "(default)" for the
+// simulation's; with none given anywhere, one "(the defaults)" at the end.
+std::string engine_text(const Scenario& sc, const System* s) {
   const EngineSpec& given = sc.engine;
-  const sim::EngineParams e = sim::engine_of(sc, Workload{});
-  const perf::MemoryParams m = sim::memory_of(sc);
+  const sim::EngineParams e = sim::engine_of(sc, Workload{}, s);
+  const perf::MemoryParams m = sim::memory_of(sc, s);
   const bool any = given.max_seqs || given.max_batched_tokens || given.memory_utilization ||
-                   given.reserve_output || given.prefix_cache;
-  auto mark = [any](bool set) { return set || !any ? "" : " (default)"; };
+                   given.reserve_output || given.prefix_cache ||
+                   (s != nullptr && s->serving.engine_limits.any());
+  auto mark = [&](std::string m) { return any ? m : std::string(); };
   const std::string admission =
       e.reserve_output_ratio >= 1.0   ? "admits a request when its whole output fits, never preempts"
       : e.reserve_output_ratio <= 0.0 ? "admits on the current context, preempts when the cache fills"
@@ -108,21 +121,56 @@ std::string engine_text(const Scenario& sc) {
                                                     e.reserve_output_ratio);
   return fmt::format(
       "{} sequences{}, {} tokens per iteration{}, {:g}% of HBM{}; {}{}; prefix cache {}{}{}",
-      e.max_seqs, mark(given.max_seqs.has_value()), m.max_batched_tokens,
-      mark(given.max_batched_tokens.has_value()), m.memory_utilization * 100,
-      mark(given.memory_utilization.has_value()), admission,
-      mark(given.reserve_output.has_value()), e.prefix_cache ? "on" : "off",
-      mark(given.prefix_cache.has_value()), any ? "" : " (the defaults)");
+      e.max_seqs, mark(origin_mark(given.max_seqs, s, &EngineLimits::max_seqs)),
+      m.max_batched_tokens,
+      mark(origin_mark(given.max_batched_tokens, s, &EngineLimits::max_batched_tokens)),
+      m.memory_utilization * 100,
+      mark(origin_mark(given.memory_utilization, s, &EngineLimits::memory_utilization)), admission,
+      mark(origin_mark(given.reserve_output, s, &EngineLimits::reserve_output)),
+      e.prefix_cache ? "on" : "off", mark(given.prefix_cache ? "" : " (default)"),
+      any ? "" : " (the defaults)");
 }
 
-Json engine_json(const Scenario& sc) {
-  const sim::EngineParams e = sim::engine_of(sc, Workload{});
-  const perf::MemoryParams m = sim::memory_of(sc);
+// One line per system when their engine settings differ (a system with catalog defaults), else
+// the one line they share.
+std::vector<std::string> engine_lines(const Catalog& cat, const Scenario& sc) {
+  std::vector<std::pair<std::string, std::string>> per;
+  for (const auto& sid : sc.systems) per.emplace_back(sid, engine_text(sc, cat.find_system(sid)));
+  const bool same = std::all_of(per.begin(), per.end(),
+                                [&](const auto& p) { return p.second == per.front().second; });
+  std::vector<std::string> out;
+  if (per.empty() || same)
+    out.push_back(per.empty() ? engine_text(sc, nullptr) : per.front().second);
+  else
+    for (const auto& [sid, text] : per) out.push_back(sid + ": " + text);
+  const bool catalog = std::any_of(per.begin(), per.end(), [](const auto& p) {
+    return p.second.find("(catalog)") != std::string::npos;
+  });
+  if (catalog)
+    out.push_back("(catalog): the system's single-server benchmarks, for aggregated replicas within "
+                  "one scale-up domain; disaggregated pools and replicas over several domains take "
+                  "the defaults where the scenario is silent");
+  return out;
+}
+
+Json engine_values(const Scenario& sc, const System* s) {
+  const sim::EngineParams e = sim::engine_of(sc, Workload{}, s);
+  const perf::MemoryParams m = sim::memory_of(sc, s);
   return {{"max_seqs", e.max_seqs},
           {"max_batched_tokens", m.max_batched_tokens},
           {"memory_utilization", m.memory_utilization},
           {"reserve_output", e.reserve_output_ratio},
           {"prefix_cache", e.prefix_cache}};
+}
+
+// The scenario's settings over the simulation's defaults, and under "by_system" what each
+// system's points run with (its catalog defaults where the scenario is silent).
+Json engine_json(const Catalog& cat, const Scenario& sc) {
+  Json j = engine_values(sc, nullptr);
+  Json by = Json::object();
+  for (const auto& sid : sc.systems) by[sid] = engine_values(sc, cat.find_system(sid));
+  j["by_system"] = by;
+  return j;
 }
 
 }  // namespace
@@ -171,7 +219,7 @@ Json to_json(const ScenarioCheck& c) {
          {"concurrency", sc.concurrency},
          {"replicas", sc.replicas},
          {"router", router_name(sc.router)},
-         {"engine", engine_json(sc)},
+         {"engine", c.engine},
          {"facility",
           {{"pue", f.pue},
            {"electricity_usd_per_kwh", f.electricity_price.value() * kJoulesPerKwh},
@@ -236,7 +284,9 @@ ScenarioCheck check_loaded(const Catalog& cat, std::expected<Scenario, Diagnosti
     add("concurrency",
         join_all(sc->concurrency) + " (" + plural(sc->concurrency.size(), "point") + ")");
   add("replicas", fmt::format("{} per point, routed {}", sc->replicas, routing(sc->router)));
-  add("engine", engine_text(*sc));
+  c.engine = engine_json(cat, *sc);
+  const auto engines = engine_lines(cat, *sc);
+  for (std::size_t i = 0; i < engines.size(); ++i) add(i == 0 ? "engine" : "", engines[i]);
   const FacilitySpec& f = sc->facility;
   add("facility",
       fmt::format("PUE {:g}{}, electricity {}{}{}", f.pue, f.pue_given ? "" : " (default)",

@@ -32,6 +32,9 @@ struct ScenarioCheck {
   // layouts, concurrency, replicas and routing, engine, facility, outputs, sweep size,
   // assumptions.
   std::vector<Fact> summary;
+  // The engine settings: the scenario's over the simulation's defaults, and what each system's
+  // points run with ("by_system"); null when the scenario is invalid.
+  Json engine;
   bool valid() const { return errors.empty(); }
 };
 Json to_json(const ScenarioCheck& c);

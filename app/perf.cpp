@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "sim/sweep.hpp"
+
 namespace racktwin::app {
 namespace {
 
@@ -190,6 +192,7 @@ Result<LayoutList> layout_list(const Catalog& cat, const LayoutsRequest& req) {
   q.max_pp = req.max_pp;
   q.precision = t.precision;
   q.min_tokens = req.min_context;
+  q.memory = sim::memory_of(Scenario{}, t.system);  // the system's engine defaults, as run uses
   LayoutList l;
   l.request = req;
   l.precision = t.precision;

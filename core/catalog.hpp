@@ -137,6 +137,18 @@ struct PowerFigures {
   std::optional<Watts> host_production;  // the same as drawn in production, where known
 };
 
+// The limits and admission policy of the engine a system's published results ran with (the
+// scenario's `engine:` keys, docs/scenarios.md "Engine"); unset: the simulation's defaults.
+struct EngineLimits {
+  std::optional<int> max_seqs;
+  std::optional<int> max_batched_tokens;
+  std::optional<double> memory_utilization;
+  std::optional<double> reserve_output;
+  bool any() const {
+    return max_seqs || max_batched_tokens || memory_utilization || reserve_output;
+  }
+};
+
 struct ServingStack {
   std::string engine;          // "Teacup", "TensorRT-LLM / Dynamo", "SGLang", ...
   bool mtp = true;             // multi-token prediction / speculative decoding available
@@ -145,6 +157,9 @@ struct ServingStack {
   // configuration within a scale-up domain of this system (InferenceX search spaces); unset: no
   // bound. `validate` and `calibrate` sweep such configurations up to it, as the measurements did.
   std::optional<int> benchmark_concurrency;
+  // Defaults for the points of this system where a scenario does not set them: the engine
+  // settings of its published single-server benchmarks, each with its source.
+  EngineLimits engine_limits;
 };
 
 struct System {

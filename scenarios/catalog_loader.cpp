@@ -616,6 +616,16 @@ void read_serving_stack(Context& ctx, MapReader& m, EntryFields& fields, Serving
   if (auto b = v.boolean("mtp", false)) serving.mtp = *b;
   if (auto b = v.boolean("disaggregation", false)) serving.disaggregation = *b;
   serving.benchmark_concurrency = fields.integer(v, "benchmark_concurrency", false, 1, 1 << 20);
+  if (v.has("engine_limits")) {
+    MapReader e(ctx, v.get("engine_limits"), v.child("engine_limits"));
+    EngineLimits& l = serving.engine_limits;
+    // The same ranges as the scenario's `engine:` keys (docs/scenarios.md, "Engine").
+    l.max_seqs = fields.integer(e, "max_seqs", false, 1, 1 << 20);
+    l.max_batched_tokens = fields.integer(e, "max_batched_tokens", false, 16, 1 << 24);
+    l.memory_utilization = fields.number(e, "memory_utilization", false, 0.05, 1.0);
+    l.reserve_output = fields.number(e, "reserve_output", false, 0.0, 1.0);
+    e.finish();
+  }
   v.finish();
 }
 

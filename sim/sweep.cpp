@@ -7,18 +7,35 @@
 
 namespace racktwin::sim {
 
-perf::MemoryParams memory_of(const Scenario& sc) {
+namespace {
+
+// The scenario's key, else the system's catalog default, else `fallback`.
+template <class T>
+T pick(const std::optional<T>& given, const System* s, std::optional<T> EngineLimits::*limit,
+       T fallback) {
+  if (given) return *given;
+  if (s != nullptr && s->serving.engine_limits.*limit) return *(s->serving.engine_limits.*limit);
+  return fallback;
+}
+
+}  // namespace
+
+perf::MemoryParams memory_of(const Scenario& sc, const System* s) {
   perf::MemoryParams m;
-  if (sc.engine.memory_utilization) m.memory_utilization = *sc.engine.memory_utilization;
-  if (sc.engine.max_batched_tokens) m.max_batched_tokens = *sc.engine.max_batched_tokens;
+  m.memory_utilization = pick(sc.engine.memory_utilization, s, &EngineLimits::memory_utilization,
+                              m.memory_utilization);
+  m.max_batched_tokens = pick(sc.engine.max_batched_tokens, s, &EngineLimits::max_batched_tokens,
+                              m.max_batched_tokens);
   return m;
 }
 
-EngineParams engine_of(const Scenario& sc, const Workload& w) {
+EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s) {
   EngineParams e;
-  if (sc.engine.max_seqs) e.max_seqs = *sc.engine.max_seqs;
-  if (sc.engine.max_batched_tokens) e.max_batched_tokens = *sc.engine.max_batched_tokens;
-  if (sc.engine.reserve_output) e.reserve_output_ratio = *sc.engine.reserve_output;
+  e.max_seqs = pick(sc.engine.max_seqs, s, &EngineLimits::max_seqs, e.max_seqs);
+  e.max_batched_tokens = pick(sc.engine.max_batched_tokens, s, &EngineLimits::max_batched_tokens,
+                              e.max_batched_tokens);
+  e.reserve_output_ratio = pick(sc.engine.reserve_output, s, &EngineLimits::reserve_output,
+                                e.reserve_output_ratio);
   if (sc.engine.prefix_cache) e.prefix_cache = *sc.engine.prefix_cache;
   if (w.kind == WorkloadKind::trace) e.block_tokens = w.trace.block_tokens;
   if (w.kind == WorkloadKind::agentic) e.block_tokens = w.agentic.block_tokens;
@@ -38,7 +55,7 @@ std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const 
   q.max_pp = 1;
   q.precision = precision;
   q.min_tokens = min_tokens;
-  q.memory = memory_of(sc);
+  q.memory = memory_of(sc, &s);
   auto add_valid = [&] {
     bool any = false;
     for (const auto& o : perf::enumerate_layouts(m, s, cat, q))
@@ -56,6 +73,7 @@ std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const 
   // When no replica within a scale-up domain holds the model, the fewest whole domains that do,
   // joined over the scale-out network: TP within a domain and pipeline stages across them first
   // (multi-node serving), and wider TP groups beside them.
+  q.memory = memory_of(sc);  // replicas over several domains: no single-server limits
   if (sc.layouts.all_valid() && !fits)
     for (int k = 2; k <= kMaxSpannedDomains && !fits; k *= 2) {
       q.replica_xpus = {k * s.domain_xpus};
@@ -157,8 +175,12 @@ std::expected<std::vector<PointSpec>, std::string> build_sweep(const Catalog& ca
               p.workload = w.inferencex;
               p.workload_id = w.id;
               p.arrivals = arrivals;
-              p.engine = engine_of(sc, w);
-              p.memory = memory_of(sc);
+              // The catalog's engine limits are those of the system's single-server benchmarks:
+              // aggregated replicas within one scale-up domain.
+              const System* limits =
+                  !mode.disaggregated() && l.xpus() <= s->domain_xpus ? s : nullptr;
+              p.engine = engine_of(sc, w, limits);
+              p.memory = memory_of(sc, limits);
               p.replicas = mode.disaggregated() ? mode.decode : sc.replicas;
               if (mode.disaggregated()) p.prefill_replicas = mode.prefill;
               p.host_offload = sc.host_offload;

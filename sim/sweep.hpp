@@ -33,10 +33,14 @@ struct SweepOptions {
   std::function<std::optional<perf::Efficiency>(const System&)> efficiency;
 };
 
-// The scenario's `engine` keys over the simulation's defaults: the memory planner's parameters, and
-// the replica engine's for a workload (whose cache block size a trace or agentic workload sets).
-perf::MemoryParams memory_of(const Scenario& sc);
-EngineParams engine_of(const Scenario& sc, const Workload& w);
+// The engine settings of a system's points: each of the scenario's `engine` keys where given, else
+// the system's catalog default (serving.engine_limits: what its published single-server
+// benchmarks ran; build_sweep passes the system for aggregated replicas within one scale-up domain
+// only), else the simulation's default. The memory planner's parameters, and the replica engine's for a
+// workload (whose cache block size a trace or agentic workload sets). Without a system: the
+// scenario's keys over the simulation's defaults.
+perf::MemoryParams memory_of(const Scenario& sc, const System* s = nullptr);
+EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s = nullptr);
 
 // The most scale-up domains one replica of a sweep may span over the scale-out network.
 inline constexpr int kMaxSpannedDomains = 4;

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include <fmt/format.h>
+
 #include "db/provenance.hpp"
 #include "scenarios/scenario_loader.hpp"
 #include "sim/sweep.hpp"
@@ -138,6 +140,72 @@ TEST(CheckScenario, Engine_ShowsWhatEveryPointRunsWith_DefaultsMarked_AndTheSwee
   EXPECT_EQ(points->front().engine.reserve_output_ratio, 0.0);
   EXPECT_EQ(points->front().memory.max_batched_tokens, 8192);
   EXPECT_DOUBLE_EQ(points->front().memory.memory_utilization, 0.8);
+}
+
+// A system's catalog engine limits (what its published benchmarks ran) apply where the scenario is
+// silent; the scenario's keys win; a system without them keeps the simulation's defaults.
+TEST(CheckScenario, Engine_SystemDefaultsFromTheCatalog_UnderTheScenarioKeys) {
+  const System* h200 = shipped_catalog().find_system("h200-hgx");
+  ASSERT_TRUE(h200 && h200->serving.engine_limits.max_seqs && h200->serving.engine_limits.reserve_output);
+  const EngineLimits& l = h200->serving.engine_limits;
+  const std::string text =
+      "name: e\nsystems: [h200-hgx, gb200-nvl72]\nmodels: [llama-3.3-70b]\n"
+      "workloads: [{isl: 8192, osl: 1024}]\nconcurrency: [1]\nlayouts: {named: [tp4]}\n"
+      "engine: {max_seqs: 64}\n";
+  const ScenarioCheck c = check_scenario_text(shipped_catalog(), text, "e.yaml");
+  ASSERT_TRUE(c.valid());
+  std::vector<std::string> engine;
+  bool in = false;
+  for (const auto& f : c.summary) {
+    if (f.label == "engine") in = true;
+    else if (!f.label.empty()) in = false;
+    if (in) engine.push_back(f.text);
+  }
+  ASSERT_EQ(engine.size(), 3u);
+  EXPECT_NE(engine[2].find("disaggregated pools"), std::string::npos);
+  EXPECT_EQ(engine[0],
+            fmt::format("h200-hgx: 64 sequences, {} tokens per iteration (catalog), {:g}% of HBM "
+                        "(catalog); reserves {:g} of each output at admission, preempts when the "
+                        "cache fills (catalog); prefix cache on (default)",
+                        *l.max_batched_tokens, *l.memory_utilization * 100, *l.reserve_output));
+  EXPECT_EQ(engine[1],
+            "gb200-nvl72: 64 sequences, 16384 tokens per iteration (default), 90% of HBM "
+            "(default); admits a request when its whole output fits, never preempts (default); "
+            "prefix cache on (default)");
+  const Json j = to_json(c);
+  EXPECT_EQ(j["engine"]["by_system"]["h200-hgx"]["reserve_output"], *l.reserve_output);
+  EXPECT_EQ(j["engine"]["by_system"]["gb200-nvl72"]["reserve_output"], 1.0);
+  sim::SweepOptions so;
+  auto points = sim::build_sweep(shipped_catalog(), *c.scenario, so);
+  ASSERT_TRUE(points && points->size() == 2);  // tp4 within one server: the catalog's limits
+  for (const auto& p : *points) {
+    EXPECT_EQ(p.engine.max_seqs, 64);
+    const bool catalog = p.system->id == "h200-hgx";
+    EXPECT_EQ(p.engine.reserve_output_ratio, catalog ? *l.reserve_output : 1.0);
+    EXPECT_EQ(p.memory.max_batched_tokens, catalog ? *l.max_batched_tokens : 16384);
+    EXPECT_EQ(p.engine.max_batched_tokens, p.memory.max_batched_tokens);
+    EXPECT_DOUBLE_EQ(p.memory.memory_utilization, catalog ? *l.memory_utilization : 0.9);
+  }
+}
+
+// The catalog's limits are those of single-server benchmarks: a disaggregated point of the same
+// system takes the defaults.
+TEST(CheckScenario, Engine_DisaggregatedPoints_TakeTheDefaultsNotTheCatalogs) {
+  const std::string text =
+      "name: e\nsystems: [h200-hgx]\nmodels: [llama-3.3-70b]\n"
+      "workloads: [{isl: 8192, osl: 1024}]\nconcurrency: [1]\nlayouts: {named: [tp4]}\n"
+      "serving: [aggregated, 1p1d]\n";
+  const ScenarioCheck c = check_scenario_text(shipped_catalog(), text, "e.yaml");
+  ASSERT_TRUE(c.valid());
+  auto points = sim::build_sweep(shipped_catalog(), *c.scenario, sim::SweepOptions{});
+  ASSERT_TRUE(points && points->size() == 2);
+  const auto& l = shipped_catalog().find_system("h200-hgx")->serving.engine_limits;
+  for (const auto& p : *points) {
+    const bool aggregated = !p.prefill_replicas.has_value();
+    EXPECT_EQ(p.engine.max_seqs, aggregated ? *l.max_seqs : 1024);
+    EXPECT_EQ(p.engine.reserve_output_ratio, aggregated ? *l.reserve_output : 1.0);
+    EXPECT_EQ(p.memory.max_batched_tokens, aggregated ? *l.max_batched_tokens : 16384);
+  }
 }
 
 }  // namespace

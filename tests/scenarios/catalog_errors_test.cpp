@@ -200,6 +200,38 @@ TEST(CatalogErrors_Power, UnknownPowerKey_SuggestsNearest) {
   EXPECT_NE(e->hint.find("switch_tray"), std::string::npos) << e->hint;
 }
 
+std::string with_serving(const std::string& mapping) {
+  const std::string scale_out = "    scale_out: {bandwidth_per_xpu: 400 Gb/s, latency: 5 us}\n";
+  return replace(kValid, scale_out, scale_out + "    serving: " + mapping + "\n");
+}
+
+TEST(CatalogErrors_Serving, EngineLimits_AreReadWithTheirProvenance) {
+  TempFile f("catalog.yaml",
+             with_serving("{engine: SGLang, engine_limits: {max_seqs: 256, reserve_output: "
+                          "{value: 0.1, assumption: true, reason: \"floor of the ratio\"}}}"));
+  auto c = load_catalog_files({f.path()});
+  ASSERT_TRUE(c.has_value()) << dump(c.error());
+  const EngineLimits& l = c->systems.at("sys-a")->serving.engine_limits;
+  EXPECT_EQ(l.max_seqs, 256);
+  EXPECT_EQ(l.reserve_output, 0.1);
+  EXPECT_FALSE(l.max_batched_tokens || l.memory_utilization);
+  bool flagged = false;
+  for (const auto& r : c->systems.at("sys-a")->fields)
+    if (r.path == "serving.engine_limits.reserve_output")
+      flagged = r.provenance.assumption && r.provenance.reason == "floor of the ratio";
+  EXPECT_TRUE(flagged);
+}
+
+TEST(CatalogErrors_Serving, EngineLimitOutOfRangeAndUnknownKey_AreErrorsAtTheirLine) {
+  auto d = load_errors(
+      with_serving("{engine_limits: {memory_utilization: 1.5, max_seq: 3}}"));
+  const Diagnostic* e = find_diag(d, "serving.engine_limits.memory_utilization");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_EQ(e->where.line, 31);
+  ASSERT_NE(find_diag(d, "max_seq"), nullptr) << dump(d);
+  EXPECT_EQ(d.size(), 2u) << dump(d);
+}
+
 TEST(CatalogErrors_Syntax, InvalidYaml_ReportsLine) {
   auto d = load_errors(replace(kValid, "    name: \"System A\"", "    name: \"System A"));
   ASSERT_EQ(d.size(), 1u) << dump(d);
