@@ -313,6 +313,7 @@ std::string simulation_docs(std::string_view metric) {
       {"busy_activity", "§6.2"},
       {"all_in_computed", "§6.2"},
       {"iteration_", "§6.4"},
+      {"roofline_ratio", "§6.4"},
       {"prefix_hit_rate", "§3.5"},
       {"offload", "§3.8"},
       {"host_tier_blocks", "§3.8"},
