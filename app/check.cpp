@@ -112,7 +112,7 @@ std::string engine_text(const Scenario& sc, const System* s) {
   const bool any = given.max_seqs || given.max_batched_tokens || given.memory_utilization ||
                    given.reserve_output || given.prefix_cache ||
                    (s != nullptr && s->serving.engine_limits.any());
-  auto mark = [&](std::string m) { return any ? m : std::string(); };
+  auto mark = [&](std::string text) { return any ? text : std::string(); };
   const std::string admission =
       e.reserve_output_ratio >= 1.0   ? "admits a request when its whole output fits, never preempts"
       : e.reserve_output_ratio <= 0.0 ? "admits on the current context, preempts when the cache fills"
@@ -143,8 +143,16 @@ std::vector<std::string> engine_lines(const Catalog& cat, const Scenario& sc) {
     out.push_back(per.empty() ? engine_text(sc, nullptr) : per.front().second);
   else
     for (const auto& [sid, text] : per) out.push_back(sid + ": " + text);
-  const bool catalog = std::any_of(per.begin(), per.end(), [](const auto& p) {
-    return p.second.find("(catalog)") != std::string::npos;
+  // A catalog setting is in play where a system has one the scenario does not override.
+  const EngineSpec& given = sc.engine;
+  const bool catalog = std::any_of(sc.systems.begin(), sc.systems.end(), [&](const auto& sid) {
+    const System* s = cat.find_system(sid);
+    if (s == nullptr) return false;
+    const EngineLimits& l = s->serving.engine_limits;
+    return (l.max_seqs && !given.max_seqs) ||
+           (l.max_batched_tokens && !given.max_batched_tokens) ||
+           (l.memory_utilization && !given.memory_utilization) ||
+           (l.reserve_output && !given.reserve_output);
   });
   if (catalog)
     out.push_back("(catalog): the system's single-server benchmarks, for aggregated replicas within "
