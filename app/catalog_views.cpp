@@ -23,11 +23,6 @@ Json opt(const std::optional<Watts>& w) {
   return w ? Json(w->value()) : Json(nullptr);
 }
 
-template <class T>
-Json opt_json(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
-
 // The engine limits a system's points default to (docs/scenarios.md, "Engine").
 std::string engine_limits_text(const EngineLimits& l) {
   if (!l.any())
@@ -270,17 +265,17 @@ Json to_json(const System& s) {
   for (const auto& [key, share] : {std::pair{"xpu_busy_share", s.power.xpu_busy_share},
                                    std::pair{"xpu_memory_share", s.power.xpu_memory_share},
                                    std::pair{"xpu_link_share", s.power.xpu_link_share}})
-    j[key] = share ? Json(*share) : Json(nullptr);
+    j[key] = optional_json(share);
   j["tco_usd_per_xpu_hour"] = s.tco_per_xpu ? Json(s.tco_per_xpu->value() * 3600.0) : Json(nullptr);
   const EngineLimits& el = s.serving.engine_limits;
   j["serving"] = {{"engine", s.serving.engine},
                   {"mtp", s.serving.mtp},
                   {"disaggregation", s.serving.disaggregation},
                   {"engine_limits",
-                   {{"max_seqs", opt_json(el.max_seqs)},
-                    {"max_batched_tokens", opt_json(el.max_batched_tokens)},
-                    {"memory_utilization", opt_json(el.memory_utilization)},
-                    {"reserve_output", opt_json(el.reserve_output)}}}};
+                   {{"max_seqs", optional_json(el.max_seqs)},
+                    {"max_batched_tokens", optional_json(el.max_batched_tokens)},
+                    {"memory_utilization", optional_json(el.memory_utilization)},
+                    {"reserve_output", optional_json(el.reserve_output)}}}};
   j["status"] = s.status;
   j["fields"] = fields_json(s.fields);
   if (s.chip) j["chip_detail"] = to_json(*s.chip);
@@ -307,9 +302,9 @@ Json to_json(const Model& m) {
                     {"qk_nope_head_dim", a.qk_nope_head_dim},
                     {"qk_rope_head_dim", a.qk_rope_head_dim},
                     {"v_head_dim", a.v_head_dim},
-                    {"sliding_window", a.sliding_window ? Json(*a.sliding_window) : Json(nullptr)},
+                    {"sliding_window", optional_json(a.sliding_window)},
                     {"attention_sinks", a.attention_sinks}};
-  j["dense_ffn"] = m.dense_ffn ? Json(*m.dense_ffn) : Json(nullptr);
+  j["dense_ffn"] = optional_json(m.dense_ffn);
   if (m.moe)
     j["moe"] = {{"routed_experts", m.moe->routed_experts},
                 {"shared_experts", m.moe->shared_experts},

@@ -87,18 +87,19 @@ const char* kind_name(WorkloadKind k) {
                                       : "inferencex";
 }
 
-template <class T>
-Json optional_json(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
-
 // Where one engine setting of a system's points comes from: the scenario, the system's catalog
 // default (its published benchmarks' engine) or the simulation's default.
 template <class T>
 std::string origin_mark(const std::optional<T>& given, const System* s,
                         std::optional<T> EngineLimits::*limit) {
-  if (given) return "";
-  if (s != nullptr && s->serving.engine_limits.*limit) return " (catalog)";
+  switch (sim::origin_of(given, s, limit)) {
+    case sim::SettingOrigin::scenario:
+      return "";
+    case sim::SettingOrigin::catalog:
+      return " (catalog)";
+    case sim::SettingOrigin::simulation:
+      break;
+  }
   return " (default)";
 }
 
@@ -147,12 +148,13 @@ std::vector<std::string> engine_lines(const Catalog& cat, const Scenario& sc) {
   const EngineSpec& given = sc.engine;
   const bool catalog = std::any_of(sc.systems.begin(), sc.systems.end(), [&](const auto& sid) {
     const System* s = cat.find_system(sid);
-    if (s == nullptr) return false;
-    const EngineLimits& l = s->serving.engine_limits;
-    return (l.max_seqs && !given.max_seqs) ||
-           (l.max_batched_tokens && !given.max_batched_tokens) ||
-           (l.memory_utilization && !given.memory_utilization) ||
-           (l.reserve_output && !given.reserve_output);
+    auto catalog_gives = [&](const auto& key, auto limit) {
+      return sim::origin_of(key, s, limit) == sim::SettingOrigin::catalog;
+    };
+    return catalog_gives(given.max_seqs, &EngineLimits::max_seqs) ||
+           catalog_gives(given.max_batched_tokens, &EngineLimits::max_batched_tokens) ||
+           catalog_gives(given.memory_utilization, &EngineLimits::memory_utilization) ||
+           catalog_gives(given.reserve_output, &EngineLimits::reserve_output);
   });
   if (catalog)
     out.push_back("(catalog): the system's single-server benchmarks, for aggregated replicas within "

@@ -4,12 +4,19 @@
 // Contract: ordered keys (insertion order), so the same value gives the same bytes.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/error.hpp"
 
 namespace racktwin::app {
 
 using Json = nlohmann::ordered_json;
+
+// The value, or null when unset.
+template <class T>
+Json optional_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
 
 // [{file, line, column, path, message, hint}, ...] in the diagnostics' order.
 Json diagnostics_json(const Diagnostics& d);

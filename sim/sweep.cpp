@@ -9,12 +9,18 @@ namespace racktwin::sim {
 
 namespace {
 
-// The scenario's key, else the system's catalog default, else `fallback`.
+// The scenario's key, else the system's catalog default, else `fallback` (origin_of).
 template <class T>
 T pick(const std::optional<T>& given, const System* s, std::optional<T> EngineLimits::*limit,
        T fallback) {
-  if (given) return *given;
-  if (s != nullptr && s->serving.engine_limits.*limit) return *(s->serving.engine_limits.*limit);
+  switch (origin_of(given, s, limit)) {
+    case SettingOrigin::scenario:
+      return *given;
+    case SettingOrigin::catalog:
+      return *(s->serving.engine_limits.*limit);
+    case SettingOrigin::simulation:
+      break;
+  }
   return fallback;
 }
 

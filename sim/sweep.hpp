@@ -42,6 +42,18 @@ struct SweepOptions {
 perf::MemoryParams memory_of(const Scenario& sc, const System* s = nullptr);
 EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s = nullptr);
 
+// Where one engine setting of a system's points comes from, in the order memory_of and engine_of
+// take them: the scenario's key, the system's catalog default (its published benchmarks' engine),
+// or the simulation's default. `s` null: no catalog default.
+enum class SettingOrigin { scenario, catalog, simulation };
+template <class T>
+SettingOrigin origin_of(const std::optional<T>& given, const System* s,
+                        std::optional<T> EngineLimits::*limit) {
+  if (given) return SettingOrigin::scenario;
+  if (s != nullptr && s->serving.engine_limits.*limit) return SettingOrigin::catalog;
+  return SettingOrigin::simulation;
+}
+
 // The most scale-up domains one replica of a sweep may span over the scale-out network.
 inline constexpr int kMaxSpannedDomains = 4;
 

@@ -117,11 +117,16 @@ TEST(CheckScenario, SweepAboveThePointsLimit_IsAnErrorWithTheLimit) {
 namespace racktwin::app {
 namespace {
 
+// A Llama-3.3-70B 8k/1k scenario at one client on tp4, over `systems`, with `extra` YAML lines.
+std::string tp4_scenario(const std::string& systems, const std::string& extra) {
+  return "name: e\nsystems: [" + systems +
+         "]\nmodels: [llama-3.3-70b]\nworkloads: [{isl: 8192, osl: 1024}]\nconcurrency: [1]\n"
+         "layouts: {named: [tp4]}\n" + extra;
+}
+
 TEST(CheckScenario, Engine_ShowsWhatEveryPointRunsWith_DefaultsMarked_AndTheSweepTakesIt) {
-  const std::string text =
-      "name: e\nsystems: [h100-hgx]\nmodels: [llama-3.3-70b]\n"
-      "workloads: [{isl: 8192, osl: 1024}]\nconcurrency: [1]\nlayouts: {named: [tp4]}\n"
-      "engine: {reserve_output: 0, max_batched_tokens: 8192, memory_utilization: 0.8}\n";
+  const std::string text = tp4_scenario(
+      "h100-hgx", "engine: {reserve_output: 0, max_batched_tokens: 8192, memory_utilization: 0.8}\n");
   const ScenarioCheck c = check_scenario_text(shipped_catalog(), text, "e.yaml");
   ASSERT_TRUE(c.valid());
   std::string engine;
@@ -148,10 +153,7 @@ TEST(CheckScenario, Engine_SystemDefaultsFromTheCatalog_UnderTheScenarioKeys) {
   const System* h200 = shipped_catalog().find_system("h200-hgx");
   ASSERT_TRUE(h200 && h200->serving.engine_limits.max_seqs && h200->serving.engine_limits.reserve_output);
   const EngineLimits& l = h200->serving.engine_limits;
-  const std::string text =
-      "name: e\nsystems: [h200-hgx, gb200-nvl72]\nmodels: [llama-3.3-70b]\n"
-      "workloads: [{isl: 8192, osl: 1024}]\nconcurrency: [1]\nlayouts: {named: [tp4]}\n"
-      "engine: {max_seqs: 64}\n";
+  const std::string text = tp4_scenario("h200-hgx, gb200-nvl72", "engine: {max_seqs: 64}\n");
   const ScenarioCheck c = check_scenario_text(shipped_catalog(), text, "e.yaml");
   ASSERT_TRUE(c.valid());
   std::vector<std::string> engine;
@@ -191,10 +193,7 @@ TEST(CheckScenario, Engine_SystemDefaultsFromTheCatalog_UnderTheScenarioKeys) {
 // The catalog's limits are those of single-server benchmarks: a disaggregated point of the same
 // system takes the defaults.
 TEST(CheckScenario, Engine_DisaggregatedPoints_TakeTheDefaultsNotTheCatalogs) {
-  const std::string text =
-      "name: e\nsystems: [h200-hgx]\nmodels: [llama-3.3-70b]\n"
-      "workloads: [{isl: 8192, osl: 1024}]\nconcurrency: [1]\nlayouts: {named: [tp4]}\n"
-      "serving: [aggregated, 1p1d]\n";
+  const std::string text = tp4_scenario("h200-hgx", "serving: [aggregated, 1p1d]\n");
   const ScenarioCheck c = check_scenario_text(shipped_catalog(), text, "e.yaml");
   ASSERT_TRUE(c.valid());
   auto points = sim::build_sweep(shipped_catalog(), *c.scenario, sim::SweepOptions{});
