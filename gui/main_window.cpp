@@ -44,12 +44,24 @@ std::string join(const std::vector<std::string>& words) {
 QString entry_html(const app::CatalogEntry& e) {
   QString h = "<h3>" + q(e.heading).toHtmlEscaped() + "</h3>";
   if (!e.description.empty()) h += "<p>" + q(e.description).toHtmlEscaped() + "</p>";
+  auto cells = [](const std::vector<std::string>& row, const char* tag) {
+    QString r = "<tr>";
+    for (const auto& c : row)
+      r += QString("<%1>").arg(tag) + q(c).toHtmlEscaped() + QString("</%1>").arg(tag);
+    return r + "</tr>";
+  };
   for (const auto& s : e.sections) {
     h += "<h4>" + q(s.title).toHtmlEscaped() + "</h4><table>";
     for (const auto& f : s.facts)
       h += "<tr><td><b>" + q(f.label).toHtmlEscaped() + "</b></td><td>" + q(f.text).toHtmlEscaped() +
            "</td></tr>";
     h += "</table>";
+    if (!s.table.empty()) {  // the first row is the header
+      h += "<table cellspacing=\"0\" cellpadding=\"2\">" + cells(s.table.front(), "th");
+      for (std::size_t i = 1; i < s.table.size(); ++i) h += cells(s.table[i], "td");
+      h += "</table>";
+    }
+    for (const auto& n : s.notes) h += "<p>" + q(n).toHtmlEscaped() + "</p>";
   }
   for (const auto& g : e.figures) {
     h += "<h4>" + q(g.title).toHtmlEscaped() + "</h4><table>";
@@ -393,6 +405,10 @@ QString MainWindow::runs_status() const {
 
 QString MainWindow::rack_status() const {
   return rack_status_->text();
+}
+
+QString MainWindow::system_figures() const {
+  return system_detail_->toPlainText();
 }
 
 void MainWindow::select_system(const QString& id) {

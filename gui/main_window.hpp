@@ -65,6 +65,8 @@ class MainWindow : public QMainWindow {
   ResultsView* results() const { return results_; }
   RackView* rack() const { return rack_; }
   QString rack_status() const;
+  // The selected system's figures as plain text (what its Figures tab shows).
+  QString system_figures() const;
   // Selects a system in the catalog table (its figures and its rack elevation).
   void select_system(const QString& id);
   // Fails a part of the selected system's rack and shows the blast radius.

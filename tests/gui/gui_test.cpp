@@ -53,6 +53,17 @@ TEST_F(Gui, ViewsWithoutABackEnd_SaySoPlainly) {
   EXPECT_EQ(tabs.join(","), "Systems,Scenario,Results,Runs,Fleet plan,Failures");
 }
 
+TEST_F(Gui, SystemFigures_ShowEverySection_TablesAndNotesIncluded) {
+  // The catalog entry's facts, its network tiers table and its notes (the serving stack and the
+  // engine limits its published benchmarks ran), as `racktwin catalog show` prints them.
+  MainWindow w(catalog(), (dir / "r.db").string());
+  w.select_system("h200-hgx");
+  const QString text = w.system_figures();
+  for (const char* expected : {"h200-sxm", "switch hops", "scale-out", "engine limits, as its published",
+                               "prefill/decode disaggregation"})
+    EXPECT_TRUE(text.contains(expected)) << expected << "\n" << text.toStdString();
+}
+
 TEST_F(Gui, OpeningAPlan_FillsTheQuarterTable) {
   const std::string plan =
       std::string(RACKTWIN_SOURCE_DIR) + "/tests/plan/data/gb200-inferencex.yaml";
