@@ -156,6 +156,16 @@ std::vector<std::string> engine_lines(const Catalog& cat, const Scenario& sc) {
            catalog_gives(given.memory_utilization, &EngineLimits::memory_utilization) ||
            catalog_gives(given.reserve_output, &EngineLimits::reserve_output);
   });
+  const bool default_budget = std::any_of(sc.systems.begin(), sc.systems.end(), [&](const auto& sid) {
+    return sim::origin_of(given.max_batched_tokens, cat.find_system(sid),
+                          &EngineLimits::max_batched_tokens) == sim::SettingOrigin::simulation;
+  });
+  if (default_budget || (sc.systems.empty() && !given.max_batched_tokens))
+    out.push_back(fmt::format(
+        "tokens per iteration by default: a DP-attention replica wider than tp{} takes {} per "
+        "attention rank, and each rank prefills within its slice",
+        perf::MemoryParams{}.max_batched_tokens / sim::kBatchedTokensPerAttentionRank,
+        sim::kBatchedTokensPerAttentionRank));
   if (catalog)
     out.push_back("(catalog): the system's single-server benchmarks, for aggregated replicas within "
                   "one scale-up domain; disaggregated pools and replicas over several domains take "

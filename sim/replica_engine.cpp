@@ -12,6 +12,7 @@ ReplicaEngine::ReplicaEngine(const perf::StepModel& model, double kv_capacity_to
       kv_capacity_(kv_capacity_tokens),
       params_(params),
       window_(model.window()),
+      ranks_(model.layout().dp_attention ? std::max(1, model.layout().tp) : 1),
       cache_(params.block_tokens) {}
 
 void ReplicaEngine::admit(Request* r) {
@@ -106,10 +107,13 @@ void ReplicaEngine::preempt_newest() {
   r->target = r->isl + r->generated;  // recompute the prompt and what was generated
   r->preemptions += 1;
   stats_.preemptions += 1;
-  // Back to the head of the queue, behind a partly prefilled prompt (which holds KV and must finish
-  // first, or the two could block each other).
+  // Back to the head of the queue, behind the partly prefilled prompts (which hold KV and must
+  // finish first, or they could block each other): at most one per scheduling rank.
   auto at = waiting_.begin();
-  if (!waiting_.empty() && waiting_.front()->prefilled > 0) ++at;
+  for (int i = 0; i < ranks_ && at != waiting_.end() && (*at)->prefilled > 0 &&
+                  (ranks_ == 1 || !(*at)->kv_arrived);
+       ++i)
+    ++at;
   waiting_.insert(at, r);
 }
 
@@ -130,6 +134,95 @@ void ReplicaEngine::add_iteration(double& clock, const perf::IterationShape& s) 
        b.roofline.value()});
   clock += t;
   boundaries_.push_back(clock);
+}
+
+bool ReplicaEngine::admit_prompt(Request* r, double& reserved) {
+  int matched = 0, loaded = 0;
+  if (params_.prefix_cache && !r->blocks.empty()) {
+    // At least one prompt token is computed, to sample the next token.
+    const int limit = (r->target - 1) / params_.block_tokens;
+    matched = std::min(cache_.match(r->blocks), limit);
+    // Blocks loaded from the host tier extend the match (those HBM still holds count as HBM's).
+    loaded = std::max(0, std::min(r->loaded_blocks, limit) - matched);
+  }
+  // A prefill replica keeps no output: it reserves the prompt alone.
+  const double out = params_.prefill_only ? 1.0 : r->osl - r->generated;
+  const double need =
+      r->target - (matched + loaded) * block() + params_.reserve_output_ratio * out;
+  const double incoming = loaded * block();  // loaded blocks become pinned cache entries
+  if (reserved + need + pinned_kv() + incoming > kv_capacity_ ||
+      kv_used_ - evictable_kv() + incoming > kv_capacity_)
+    return false;
+  reserved += need;
+  r->reserved = need;
+  reserved_ += need;
+  stats_.prompt_tokens += r->target;
+  if (matched > 0) cache_.pin(r->blocks, matched);
+  if (loaded > 0) {
+    make_room(incoming);
+    kv_used_ += cache_.insert_pinned(r->blocks, matched, matched + loaded) * block();
+    stats_.max_kv_used = std::max(stats_.max_kv_used, kv_used_);
+    stats_.offload_hit_tokens += incoming;
+  }
+  r->loaded_blocks = 0;
+  if (matched + loaded > 0) {
+    r->cached_blocks = matched + loaded;
+    r->prefilled = r->cached_blocks * params_.block_tokens;
+    r->context = r->prefilled;
+    stats_.prefix_hit_tokens += r->prefilled;
+  }
+  return true;
+}
+
+perf::IterationShape ReplicaEngine::plan_prefill(bool preempted) {
+  const double n = static_cast<double>(running_.size());
+  perf::IterationShape shape = perf::IterationShape::decode(n, context_sum_);
+  // Each rank's tokens left this iteration: its slice of the budget less its decode sequences
+  // (spread evenly over the ranks).
+  const int slice = std::max(1, params_.max_batched_tokens / ranks_);
+  const int decoding = static_cast<int>(running_.size());
+  std::vector<int>& left = rank_left_;
+  std::vector<double>& rank_tokens = rank_tokens_;
+  std::vector<double>& rank_attended = rank_attended_;
+  left.assign(static_cast<std::size_t>(ranks_), 0);
+  rank_tokens.assign(left.size(), 0.0);
+  rank_attended.assign(left.size(), 0.0);
+  for (int i = 0; i < ranks_; ++i)
+    left[static_cast<std::size_t>(i)] =
+        slice - decoding / ranks_ - (i < decoding % ranks_ ? 1 : 0);
+  // Prefill chunks from the queue, FIFO, within the ranks' budgets, the sequence limit and the
+  // cache.
+  int seqs = decoding;
+  double planned = n * gained(1);  // KV tokens this iteration adds
+  double reserved = reserved_;
+  for (Request* r : waiting_) {
+    const auto rank = static_cast<std::size_t>(
+        std::max_element(left.begin(), left.end()) - left.begin());  // the most room left
+    if (left[rank] <= 0 || seqs >= params_.max_seqs || r->kv_arrived) break;
+    // A new admission reuses the cached prefix and reserves the rest.
+    if (r->reserved == 0 && (preempted || !admit_prompt(r, reserved))) break;
+    const int remaining = r->target - r->prefilled;
+    const double room = kv_capacity_ - (kv_used_ - evictable_kv()) - planned;
+    const int chunk =
+        static_cast<int>(std::min<double>(std::min(remaining, left[rank]), std::floor(room)));
+    if (chunk <= 0) break;
+    chunks_.push_back({r, chunk});
+    const double prior = r->prefilled;
+    shape.add_prefill_chunk(chunk, prior, chunk == remaining, window_);
+    rank_tokens[rank] += chunk;
+    rank_attended[rank] += chunk * prior + chunk * (chunk + 1.0) / 2;
+    // A prompt that does not finish fills its rank: one partly prefilled prompt per rank.
+    left[rank] = chunk < remaining ? 0 : left[rank] - chunk;
+    planned += chunk;
+    seqs += 1;
+  }
+  if (ranks_ > 1 && shape.prefill_tokens > 0) {
+    shape.prefill_rank_token_share =
+        *std::max_element(rank_tokens.begin(), rank_tokens.end()) / shape.prefill_tokens;
+    shape.prefill_rank_attended_share =
+        *std::max_element(rank_attended.begin(), rank_attended.end()) / shape.prefill_attended;
+  }
+  return shape;
 }
 
 const std::vector<double>& ReplicaEngine::plan(double now) {
@@ -177,60 +270,7 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   const double n = static_cast<double>(running_.size());
   make_room(n * gained(1));
 
-  // Prefill chunks from the queue, FIFO, within the token budget, the sequence limit and the cache.
-  int budget = params_.max_batched_tokens - static_cast<int>(running_.size());
-  int seqs = static_cast<int>(running_.size());
-  double planned = n * gained(1);  // KV tokens this iteration adds
-  double reserved = reserved_;
-  for (Request* r : waiting_) {
-    if (budget <= 0 || seqs >= params_.max_seqs || r->kv_arrived) break;
-    if (r->reserved == 0) {  // a new admission: reuse the cached prefix, reserve the rest
-      int matched = 0, loaded = 0;
-      if (params_.prefix_cache && !r->blocks.empty()) {
-        // At least one prompt token is computed, to sample the next token.
-        const int limit = (r->target - 1) / params_.block_tokens;
-        matched = std::min(cache_.match(r->blocks), limit);
-        // Blocks loaded from the host tier extend the match (those HBM still holds count as HBM's).
-        loaded = std::max(0, std::min(r->loaded_blocks, limit) - matched);
-      }
-      // A prefill replica keeps no output: it reserves the prompt alone.
-      const double out = params_.prefill_only ? 1.0 : r->osl - r->generated;
-      const double need =
-          r->target - (matched + loaded) * block() + params_.reserve_output_ratio * out;
-      const double incoming = loaded * block();  // loaded blocks become pinned cache entries
-      if (preempted || reserved + need + pinned_kv() + incoming > kv_capacity_ ||
-          kv_used_ - evictable_kv() + incoming > kv_capacity_)
-        break;
-      reserved += need;
-      r->reserved = need;
-      reserved_ += need;
-      stats_.prompt_tokens += r->target;
-      if (matched > 0) cache_.pin(r->blocks, matched);
-      if (loaded > 0) {
-        make_room(incoming);
-        kv_used_ += cache_.insert_pinned(r->blocks, matched, matched + loaded) * block();
-        stats_.max_kv_used = std::max(stats_.max_kv_used, kv_used_);
-        stats_.offload_hit_tokens += incoming;
-      }
-      r->loaded_blocks = 0;
-      if (matched + loaded > 0) {
-        r->cached_blocks = matched + loaded;
-        r->prefilled = r->cached_blocks * params_.block_tokens;
-        r->context = r->prefilled;
-        stats_.prefix_hit_tokens += r->prefilled;
-      }
-    }
-    const int remaining = r->target - r->prefilled;
-    const double room = kv_capacity_ - (kv_used_ - evictable_kv()) - planned;
-    const int chunk =
-        static_cast<int>(std::min<double>(std::min(remaining, budget), std::floor(room)));
-    if (chunk <= 0) break;
-    chunks_.push_back({r, chunk});
-    budget -= chunk;
-    planned += chunk;
-    seqs += 1;
-    if (chunk < remaining) break;  // one partly prefilled prompt at a time
-  }
+  const perf::IterationShape prefill = plan_prefill(preempted);
   if (chunks_.empty() && running_.empty() && waiting_.front()->kv_arrived)
     throw std::runtime_error("decode replica cannot make progress: a transferred request's " +
                              std::to_string(waiting_.front()->target) +
@@ -244,11 +284,7 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
 
   double clock = now;
   if (!chunks_.empty()) {
-    perf::IterationShape s = perf::IterationShape::decode(n, context_sum_);
-    for (const auto& c : chunks_)
-      s.add_prefill_chunk(c.tokens, c.r->prefilled, c.r->prefilled + c.tokens == c.r->target,
-                          window_);
-    add_iteration(clock, s);
+    add_iteration(clock, prefill);
     return boundaries_;
   }
   // Pure decode: fuse up to the step in which the next sequence finishes or the cache fills.
@@ -347,7 +383,6 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
     kv_used_ += c.tokens;
     stats_.max_kv_used = std::max(stats_.max_kv_used, kv_used_);
     if (r->prefilled < r->target) continue;
-    waiting_.pop_front();  // chunks are taken from the front, in order
     if (params_.prefix_cache && !r->blocks.empty()) {
       const int full =
           std::min(static_cast<int>(r->blocks.size()), r->target / params_.block_tokens);
@@ -372,6 +407,12 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
       running_.push_back(r);
     }
   }
+  // The chunks were the queue's first prompts: those that completed leave it, the partly
+  // prefilled ones keep their places at its head.
+  const auto head = waiting_.begin() + static_cast<std::ptrdiff_t>(chunks_.size());
+  waiting_.erase(std::remove_if(waiting_.begin(), head,
+                                [](const Request* r) { return r->prefilled >= r->target; }),
+                 head);
   chunks_.clear();
   boundaries_.clear();
 }

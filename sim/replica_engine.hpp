@@ -13,8 +13,15 @@
 // - KV in use (private tokens plus every cached block) never exceeds the capacity; unpinned cached
 //   blocks are evicted, least recently used first, before anything is preempted.
 // - When even eviction leaves no room, a decode step preempts the most recently started sequence,
-//   which returns to the front of the queue to be recomputed. A
-//   step that preempted admits no new prompt, so the engine does not thrash.
+//   which returns to the front of the queue, behind the partly prefilled prompts, to be
+//   recomputed. A step that preempted admits no new prompt, so the engine does not thrash.
+// - Prefill: the queue's prompts are chunked in order within the iteration's token budget. A
+//   replica with DP attention has one scheduling rank per attention (TP) rank, as SGLang runs one
+//   scheduler per DP rank: each rank takes max_batched_tokens / tp tokens per iteration (its
+//   decode sequences included), each chunk goes to the rank with the most room left, and a chunk
+//   that does not finish its prompt fills its rank, so at most one partly prefilled prompt per
+//   rank (one per replica without DP attention). The step model is told the busiest rank's share
+//   of the prefill tokens and of the key positions they attend to.
 
 #include <array>
 #include <cmath>
@@ -167,6 +174,11 @@ class ReplicaEngine {
         std::floor(credit_ + static_cast<double>(steps) * params_.tokens_per_step + 1e-9));
   }
   void preempt_newest();
+  // Chunks the queue's prompts into the ranks' token budgets; returns the iteration's shape.
+  perf::IterationShape plan_prefill(bool preempted);
+  // A new prompt's admission: reuses its cached prefix and reserves the rest of its KV; false when
+  // the cache cannot hold the reservation (`reserved`: the plan's running total).
+  bool admit_prompt(Request* r, double& reserved);
   void release(Request* r);  // frees its private KV and unpins its cached blocks
   double block() const { return static_cast<double>(params_.block_tokens); }
   double evictable_kv() const { return block() * cache_.evictable(); }
@@ -193,7 +205,11 @@ class ReplicaEngine {
   // The last plan.
   std::vector<double> boundaries_;
   std::vector<double> durations_;
-  std::vector<Chunk> chunks_;  // prefill chunks of a one-iteration plan
+  std::vector<Chunk> chunks_;  // prefill chunks of a one-iteration plan, the queue's first ones
+  int ranks_ = 1;              // scheduling ranks: tp with DP attention, else 1
+  // Per rank, while a prefill is planned: tokens left, prefill tokens and attended key positions.
+  std::vector<int> rank_left_;
+  std::vector<double> rank_tokens_, rank_attended_;
   std::vector<double> compute_activity_, memory_activity_, link_activity_;
   std::vector<std::array<double, 5>> breakdown_;  // per planned iteration, as in EngineStats
 };

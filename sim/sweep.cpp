@@ -26,20 +26,26 @@ T pick(const std::optional<T>& given, const System* s, std::optional<T> EngineLi
 
 }  // namespace
 
-perf::MemoryParams memory_of(const Scenario& sc, const System* s) {
+int batched_tokens_default(const Layout* l) {
+  const int fallback = perf::MemoryParams{}.max_batched_tokens;
+  if (l == nullptr || !l->dp_attention) return fallback;
+  return std::max(fallback, kBatchedTokensPerAttentionRank * l->tp);
+}
+
+perf::MemoryParams memory_of(const Scenario& sc, const System* s, const Layout* l) {
   perf::MemoryParams m;
   m.memory_utilization = pick(sc.engine.memory_utilization, s, &EngineLimits::memory_utilization,
                               m.memory_utilization);
   m.max_batched_tokens = pick(sc.engine.max_batched_tokens, s, &EngineLimits::max_batched_tokens,
-                              m.max_batched_tokens);
+                              batched_tokens_default(l));
   return m;
 }
 
-EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s) {
+EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s, const Layout* l) {
   EngineParams e;
   e.max_seqs = pick(sc.engine.max_seqs, s, &EngineLimits::max_seqs, e.max_seqs);
   e.max_batched_tokens = pick(sc.engine.max_batched_tokens, s, &EngineLimits::max_batched_tokens,
-                              e.max_batched_tokens);
+                              batched_tokens_default(l));
   e.reserve_output_ratio = pick(sc.engine.reserve_output, s, &EngineLimits::reserve_output,
                                 e.reserve_output_ratio);
   if (sc.engine.prefix_cache) e.prefix_cache = *sc.engine.prefix_cache;
@@ -185,8 +191,8 @@ std::expected<std::vector<PointSpec>, std::string> build_sweep(const Catalog& ca
               // aggregated replicas within one scale-up domain.
               const System* limits =
                   !mode.disaggregated() && l.xpus() <= s->domain_xpus ? s : nullptr;
-              p.engine = engine_of(sc, w, limits);
-              p.memory = memory_of(sc, limits);
+              p.engine = engine_of(sc, w, limits, &l);
+              p.memory = memory_of(sc, limits, &l);
               p.replicas = mode.disaggregated() ? mode.decode : sc.replicas;
               if (mode.disaggregated()) p.prefill_replicas = mode.prefill;
               p.host_offload = sc.host_offload;

@@ -39,8 +39,20 @@ struct SweepOptions {
 // only), else the simulation's default. The memory planner's parameters, and the replica engine's for a
 // workload (whose cache block size a trace or agentic workload sets). Without a system: the
 // scenario's keys over the simulation's defaults.
-perf::MemoryParams memory_of(const Scenario& sc, const System* s = nullptr);
-EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s = nullptr);
+// `l`: the replica's layout; a DP-attention layout's default token budget gives each attention
+// rank its slice (batched_tokens_default).
+perf::MemoryParams memory_of(const Scenario& sc, const System* s = nullptr,
+                             const Layout* l = nullptr);
+EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s = nullptr,
+                       const Layout* l = nullptr);
+
+// Tokens per iteration each attention rank of a DP-attention replica takes by default, where
+// neither the scenario nor the catalog sets the budget (an assumption: SGLang gives each DP rank
+// chunked_prefill_size / dp_size, and wide-EP deployments raise the budget with the ranks).
+inline constexpr int kBatchedTokensPerAttentionRank = 2048;
+// The simulation's default tokens per iteration for a layout: 16,384, or under DP attention
+// kBatchedTokensPerAttentionRank per rank when that is more. `l` null: 16,384.
+int batched_tokens_default(const Layout* l);
 
 // Where one engine setting of a system's points comes from, in the order memory_of and engine_of
 // take them: the scenario's key, the system's catalog default (its published benchmarks' engine),

@@ -17,6 +17,17 @@ std::string gb(double bytes) {
 
 }  // namespace
 
+Bytes workspace_bytes(const Model& model, const Layout& layout, const MemoryParams& mem) {
+  const double tokens = mem.max_batched_tokens;
+  const double per_token = model.hidden * 2.0;  // one BF16 hidden state
+  if (!layout.dp_attention || layout.tp <= 1)
+    return Bytes(tokens * per_token * mem.workspace_bytes_per_token_hidden);
+  // DP attention: each rank computes its own slice of the iteration's tokens, and holds one
+  // gathered copy of every rank's hidden states for the layers that mix them.
+  const double slice = std::ceil(tokens / layout.tp);
+  return Bytes(slice * per_token * mem.workspace_bytes_per_token_hidden + tokens * per_token);
+}
+
 MemoryPlan plan_memory(const Model& model, const System& system, const Catalog& catalog,
                        const Layout& layout, const std::string& precision, const MemoryParams& mem,
                        double min_tokens, int draft_tokens) {
@@ -35,8 +46,7 @@ MemoryPlan plan_memory(const Model& model, const System& system, const Catalog& 
   const StepModel sm =
       StepModel::create(model, system, catalog, layout, precision, Efficiency{}, spec, mem).value();
   p.weights = sm.weights_per_xpu();
-  p.workspace =
-      Bytes(mem.max_batched_tokens * model.hidden * 2.0 * mem.workspace_bytes_per_token_hidden);
+  p.workspace = workspace_bytes(model, layout, mem);
   p.kv_free = p.usable - p.weights - p.workspace;
   p.kv_per_token = sm.kv_bytes_per_token_per_xpu();
   p.kv_tokens = sm.kv_tokens(p.usable - p.workspace);

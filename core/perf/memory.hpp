@@ -27,6 +27,11 @@ struct MemoryPlan {
   std::string reason;                                 // the rejection's detail; empty when it fits
 };
 
+// The activation workspace one XPU holds for mem.max_batched_tokens tokens per iteration: every
+// token's activations, or under DP attention its rank's slice of them plus one gathered copy of
+// every rank's hidden states.
+Bytes workspace_bytes(const Model& model, const Layout& layout, const MemoryParams& mem);
+
 // `min_tokens`: the layout fits only if the KV cache holds at least this many tokens (one sequence
 // of the longest context to be served).
 // `draft_tokens` > 0 also holds the model's MTP modules and their cache.

@@ -410,7 +410,7 @@ void StepModel::attention(Ops& ops, Part part, const IterationShape& s, double c
                                       : std::min(span, s.prefill_chunks * w + s.prefill_tokens);
   }
   dec_ctx *= sh.decode;
-  pre_att *= sh.prefill;
+  pre_att *= sh.prefill_attended;
   span *= sh.prefill;
   const double flops_proj = q_dec * attn_proj_flops_decode_ + q_pre * attn_proj_flops_prefill_;
   const double flops_core =
@@ -458,12 +458,16 @@ void StepModel::lm_head(Ops& ops, Part part, double sampled) const {
 }
 
 // With DP attention, sequences and prefill chunks are spread over the tp ranks; the busiest rank
-// holds ceil(n / tp) of the n decode sequences and ceil(c / tp) of the c chunks (chunks are not
+// holds ceil(n / tp) of the n decode sequences, and the prefill share the engine scheduled
+// (IterationShape::prefill_rank_token_share), else ceil(c / tp) of the c chunks (chunks are not
 // split).
 StepModel::Shares StepModel::shares(const IterationShape& s) const {
   if (!dpa_) return {};
   auto share = [&](double n) { return n > 0 ? std::ceil(n / tp_ - 1e-9) / n : 0.0; };
-  return {share(s.decode_seqs), share(s.prefill_chunks)};
+  const double chunks = share(s.prefill_chunks);
+  return {share(s.decode_seqs),
+          s.prefill_rank_token_share >= 0 ? s.prefill_rank_token_share : chunks,
+          s.prefill_rank_attended_share >= 0 ? s.prefill_rank_attended_share : chunks};
 }
 
 Breakdown StepModel::step(const IterationShape& full) const {

@@ -55,6 +55,11 @@ struct IterationShape {
   double prefill_window_span = -1;
   // Chunks that finish their prompt in this iteration and therefore sample a first token.
   double prefill_completions = 0;
+  // DP attention: the busiest attention rank's share of the prefill tokens and of the key
+  // positions they attend to, as the engine scheduled them. Negative = whole chunks spread as
+  // evenly as they go (ceil(chunks / tp) of the chunks, at the mean chunk's size).
+  double prefill_rank_token_share = -1;
+  double prefill_rank_attended_share = -1;
 
   static IterationShape decode(double seqs, double total_context);
   // Adds a chunk of `tokens` prompt tokens after `prior` tokens already in the KV cache.
@@ -173,8 +178,9 @@ class StepModel {
   void dense(Ops& ops, Part part, double tokens, double count) const;
   void lm_head(Ops& ops, Part part, double sampled) const;
   struct Shares {
-    double decode = 1.0,
-           prefill = 1.0;  // the busiest rank's share of decode sequences and of chunks
+    double decode = 1.0;            // the busiest rank's share of the decode sequences,
+    double prefill = 1.0;           // of the prefill tokens,
+    double prefill_attended = 1.0;  // and of the key positions they attend to
   };
   Shares shares(const IterationShape& s) const;
   template <class F>

@@ -163,8 +163,12 @@ TEST(CheckScenario, Engine_SystemDefaultsFromTheCatalog_UnderTheScenarioKeys) {
     else if (!f.label.empty()) in = false;
     if (in) engine.push_back(f.text);
   }
-  ASSERT_EQ(engine.size(), 3u);
-  EXPECT_NE(engine[2].find("disaggregated pools"), std::string::npos);
+  ASSERT_EQ(engine.size(), 4u);
+  // gb200-nvl72 takes the simulation's budget, which gives wide DP-attention replicas more.
+  EXPECT_EQ(engine[2],
+            "tokens per iteration by default: a DP-attention replica wider than tp8 takes 2048 per "
+            "attention rank, and each rank prefills within its slice");
+  EXPECT_NE(engine[3].find("disaggregated pools"), std::string::npos);
   EXPECT_EQ(engine[0],
             fmt::format("h200-hgx: 64 sequences, {} tokens per iteration (catalog), {:g}% of HBM "
                         "(catalog); reserves {:g} of each output at admission, preempts when the "

@@ -38,9 +38,14 @@ TEST(PerfMemory_HandChecked, DeepSeekFp4OnJalapenoDep8_KvCapacity) {
   const double weights =
       61 * attn * 1.0 + 58 * moe_layer + 3 * dense_layer + 2 * (129280 * h * 2.0 / 8);
   EXPECT_NEAR(p.weights.value() / weights, 1.0, 1e-12);
-  // Free per XPU: 288 GB x 0.9 - 2 GiB reserve - weights - workspace (16384 tokens x 7168 x 2 B x
-  // 16).
-  const double workspace = 16384 * h * 2 * 16;
+  // Free per XPU: 288 GB x 0.9 - 2 GiB reserve - weights - workspace. Under DP attention a rank
+  // computes its slice of the 16,384 batched tokens (2,048 x 7168 x 2 B x 16) and holds one
+  // gathered copy of all of them (16,384 x 7168 x 2 B).
+  const double workspace = 2048 * h * 2 * 16 + 16384 * h * 2;
+  EXPECT_NEAR(p.workspace.value(), workspace, 1e-6);
+  // Without DP attention every rank holds the activations of every token.
+  EXPECT_NEAR(workspace_bytes(mdl("deepseek-r1"), Layout{"", 8, 8, 1, false}, mem).value(),
+              16384 * h * 2 * 16, 1e-6);
   const double free = 288e9 * 0.9 - 2 * 1073741824.0 - weights - workspace;
   // MLA latent at FP8: (512 + 64) B per layer x 61 layers per token; each of the 8 DP ranks holds
   // its own sequences.

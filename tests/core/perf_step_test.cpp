@@ -342,6 +342,38 @@ TEST(PerfStep_Invariants, NoStepFasterThanItsRoofline) {
   }
 }
 
+TEST(PerfStep_HandChecked, DpAttention_TheBusiestRanksPrefillSetsTheStep) {
+  // One 8,192-token prompt on tp8-ep8-dpa: whole chunks are not split, so by default its rank does
+  // all the attention. When the engine spread four 2,048-token chunks over four ranks it says the
+  // busiest rank holds a quarter of the tokens and of the attended positions.
+  const StepModel m = make("deepseek-r1", "gb300-nvl72", tp(8, 8, 1, true), "fp8");
+  IterationShape one;
+  one.add_prefill_chunk(8192, 0, true);
+  IterationShape spread;
+  for (int i = 0; i < 4; ++i) spread.add_prefill_chunk(2048, 0, true);
+  const double one_rank = m.step(one).parts[kAttention].flops.value();
+  // Four chunks: by default ceil(4 / 8) = 1 of 4 chunks, at the mean chunk's attended positions.
+  const double by_chunks = m.step(spread).parts[kAttention].flops.value();
+  spread.prefill_rank_token_share = 0.25;
+  spread.prefill_rank_attended_share = 0.25;
+  const double told = m.step(spread).parts[kAttention].flops.value();
+  EXPECT_DOUBLE_EQ(told, by_chunks);  // an even spread is what the default assumes
+  // Four 2,048-token prompts attend to 4 x 2048 x 2049 / 2 positions, one 8,192-token prompt to
+  // 8192 x 8193 / 2: the busiest rank's work falls by the tokens (projections) and the pairs.
+  EXPECT_LT(told, 0.25 * one_rank);
+  // Telling it the busiest rank took half the tokens and positions doubles its attention FLOPs.
+  spread.prefill_rank_token_share = 0.5;
+  spread.prefill_rank_attended_share = 0.5;
+  EXPECT_NEAR(m.step(spread).parts[kAttention].flops.value() / told, 2.0, 1e-12);
+  // Without DP attention the shares are ignored: every rank holds its heads of every token.
+  const StepModel plain = make("deepseek-r1", "gb300-nvl72", tp(8, 8), "fp8");
+  IterationShape even;
+  for (int i = 0; i < 4; ++i) even.add_prefill_chunk(2048, 0, true);
+  const double before = plain.step(even).total.value();
+  even.prefill_rank_token_share = even.prefill_rank_attended_share = 0.1;
+  EXPECT_EQ(plain.step(even).total.value(), before);
+}
+
 TEST(PerfStep_Invariants, PipelineAndDataParallelAttention_ConserveWork) {
   // Splitting a replica's layers into stages leaves the per-token FLOPs of the replica unchanged.
   const StepModel one = make("llama-3.3-70b", "gb200-nvl72", tp(4), "bf16");

@@ -91,5 +91,27 @@ TEST(SweepLayouts_Hgx, DeepSeekR1Fp8_NeedsTwoServers_AndTheSweepTriesThem) {
     EXPECT_LE(l.xpus(), 8) << l.label();
 }
 
+TEST(EngineSettings, DpAttentionDefaultBudget_GivesEachAttentionRankItsSlice) {
+  const Catalog& cat = shipped_catalog();
+  const System& jal = *cat.find_system("jalapeno-a0");  // no catalog budget
+  const Layout dpa64{"", 64, 64, 1, true}, dpa4{"", 4, 4, 1, true}, tp64{"", 64, 64, 1, false};
+  Scenario sc;
+  // 2,048 tokens per attention rank, never below the 16,384 every other replica takes.
+  EXPECT_EQ(engine_of(sc, Workload{}, &jal, &dpa64).max_batched_tokens, 64 * 2048);
+  EXPECT_EQ(memory_of(sc, &jal, &dpa64).max_batched_tokens, 64 * 2048);
+  EXPECT_EQ(engine_of(sc, Workload{}, &jal, &dpa4).max_batched_tokens, 16384);
+  EXPECT_EQ(engine_of(sc, Workload{}, &jal, &tp64).max_batched_tokens, 16384);
+  EXPECT_EQ(engine_of(sc, Workload{}, &jal).max_batched_tokens, 16384);
+  // The catalog's budget (what the system's benchmarks ran) and the scenario's key come first.
+  const System& mi355 = *cat.find_system("mi355x-8");
+  const Layout dpa8{"", 8, 8, 1, true};
+  ASSERT_TRUE(mi355.serving.engine_limits.max_batched_tokens);
+  EXPECT_EQ(engine_of(sc, Workload{}, &mi355, &dpa8).max_batched_tokens,
+            *mi355.serving.engine_limits.max_batched_tokens);
+  sc.engine.max_batched_tokens = 8192;
+  EXPECT_EQ(engine_of(sc, Workload{}, &jal, &dpa64).max_batched_tokens, 8192);
+  EXPECT_EQ(memory_of(sc, &jal, &dpa64).max_batched_tokens, 8192);
+}
+
 }  // namespace
 }  // namespace racktwin::sim

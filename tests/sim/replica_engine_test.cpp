@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -294,6 +295,85 @@ TEST(ReplicaEngine_Kv, SmallCache_PreemptsButNeverOverflows) {
   EXPECT_LE(safe.max_kv, capacity);
 }
 
+// Admits `count` prompts of `isl` tokens at once and drives the engine until each has its first
+// token; returns the first-token times, and after every iteration checks that no more prompts
+// than `ranks` are partly prefilled.
+std::vector<double> first_tokens(const perf::StepModel& m, int count, int isl, int ranks) {
+  std::vector<Request> reqs(static_cast<std::size_t>(count));
+  ReplicaEngine e(m, 1e7, EngineParams{});
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    reqs[i].id = static_cast<std::int64_t>(i);
+    reqs[i].isl = isl;
+    reqs[i].osl = 1;  // done at the first token: no decode takes a rank's budget
+    reqs[i].arrival = 0;
+    e.admit(&reqs[i]);
+  }
+  std::vector<Request*> finished;
+  double now = 0;
+  auto waiting = [&] {
+    return std::any_of(reqs.begin(), reqs.end(), [](const Request& r) { return r.first_token < 0; });
+  };
+  while (waiting()) {
+    const std::vector<double>& b = e.plan(now);
+    if (b.empty()) break;
+    now = b.back();
+    e.apply(b.size(), finished);
+    const auto partial = std::count_if(reqs.begin(), reqs.end(), [](const Request& r) {
+      return r.prefilled > 0 && r.prefilled < r.target;
+    });
+    EXPECT_LE(partial, ranks);
+  }
+  std::vector<double> t;
+  for (const auto& r : reqs) t.push_back(r.first_token);
+  return t;
+}
+
+std::map<double, int> groups(const std::vector<double>& times) {
+  std::map<double, int> g;
+  for (double t : times) g[t] += 1;
+  return g;
+}
+
+TEST(ReplicaEngine_DpAttention, EveryRankPrefillsItsOwnPrompt_ASliceOfTheBudgetEach) {
+  // 16 prompts of 8,192 tokens, 16,384 tokens per iteration. Under DP attention each of the 8
+  // ranks takes 2,048 of them: 8 prompts prefill side by side and the 16 first tokens come in 2
+  // groups of 8. Without it the replica takes 2 whole prompts per iteration: 8 groups of 2.
+  const auto dpa = groups(first_tokens(model("deepseek-r1", "gb300-nvl72", "tp8-ep8-dpa"), 16,
+                                       8192, 8));
+  ASSERT_EQ(dpa.size(), 2u);
+  for (const auto& [t, n] : dpa) EXPECT_EQ(n, 8) << t;
+  const auto plain =
+      groups(first_tokens(model("deepseek-r1", "gb300-nvl72", "tp8-ep8"), 16, 8192, 1));
+  ASSERT_EQ(plain.size(), 8u);
+  for (const auto& [t, n] : plain) EXPECT_EQ(n, 2) << t;
+  // Side by side, the first group's prompts are done sooner than the last plain pair, and the
+  // whole batch sooner than without DP attention's per-rank prefill.
+  EXPECT_LT(dpa.rbegin()->first, plain.rbegin()->first);
+}
+
+TEST(ReplicaEngine_DpAttention, PartlyPrefilledPrompts_AtMostOnePerRank) {
+  // Prompts of 3,000 tokens do not divide a rank's 2,048: ranks hold partial prompts from one
+  // iteration to the next, never more than one each (first_tokens checks it every iteration).
+  const auto m = model("deepseek-r1", "gb300-nvl72", "tp8-ep8-dpa");
+  const auto t = first_tokens(m, 40, 3000, 8);
+  for (double x : t) EXPECT_GT(x, 0.0);
+  // With 4 ranks the limit is 4.
+  const auto m4 = model("deepseek-r1", "gb300-nvl72", "tp4-ep4-dpa");
+  for (double x : first_tokens(m4, 40, 3000, 4)) EXPECT_GT(x, 0.0);
+}
+
+TEST(ReplicaEngine_DpAttention, SmallCache_PreemptsBehindThePartialPrompts_AndNeverOverflows) {
+  const auto m = model("deepseek-r1", "gb300-nvl72", "tp8-ep8-dpa");
+  const auto reqs = inferencex_requests(wl(3000, 512), 48, 5);
+  EngineParams p;
+  p.reserve_output_ratio = 0.0;  // admit on the prompt alone: the cache fills and must preempt
+  const double capacity = 60000;
+  const Driven d = drive(m, capacity, p, reqs, 48);
+  EXPECT_LE(d.max_kv, capacity);
+  EXPECT_GT(d.stats.preemptions, 0);
+  for (const auto& r : d.requests) EXPECT_EQ(r.generated, r.osl);
+}
+
 TEST(ReplicaEngine_Kv, PromptLargerThanTheCache_IsAnErrorNotAHang) {
   const auto m = model("llama-3.3-70b", "h200-hgx", "tp8");
   ReplicaEngine e(m, 100, EngineParams{});
@@ -407,7 +487,7 @@ TEST(ReplicaEngine_PrefixCache, SmallCache_EvictsAndNeverOverflows) {
   std::vector<Request> reqs(40);
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     reqs[i].isl = 3 * 512;
-    reqs[i].osl = 64;
+    reqs[i].osl = 1;  // done at the first token: no decode takes a rank's budget
     // Ten conversations, each with a growing prefix: blocks named (conversation, index).
     const std::uint64_t conv = i % 10;
     for (std::uint64_t b = 0; b < 3; ++b) reqs[i].blocks.push_back(conv * 100 + b);
