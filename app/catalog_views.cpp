@@ -36,6 +36,10 @@ std::string engine_limits_text(const EngineLimits& l) {
     parts.push_back(fmt::format("{:g}% of HBM", *l.memory_utilization * 100));
   if (l.reserve_output)
     parts.push_back(fmt::format("reserves {:g} of each output at admission", *l.reserve_output));
+  if (l.dp_attention)
+    parts.push_back(*l.dp_attention ? "DP attention"
+                                    : "attention tensor-parallel (no DP-attention layouts within "
+                                      "one scale-up domain unless named)");
   std::string s;
   for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
   return "engine limits, as its published benchmarks ran (a scenario's engine keys override "
@@ -275,7 +279,8 @@ Json to_json(const System& s) {
                    {{"max_seqs", optional_json(el.max_seqs)},
                     {"max_batched_tokens", optional_json(el.max_batched_tokens)},
                     {"memory_utilization", optional_json(el.memory_utilization)},
-                    {"reserve_output", optional_json(el.reserve_output)}}}};
+                    {"reserve_output", optional_json(el.reserve_output)},
+                    {"dp_attention", optional_json(el.dp_attention)}}}};
   j["status"] = s.status;
   j["fields"] = fields_json(s.fields);
   if (s.chip) j["chip_detail"] = to_json(*s.chip);

@@ -120,8 +120,9 @@ std::string engine_text(const Scenario& sc, const System* s) {
                                       : fmt::format("reserves {:g} of each output at admission, "
                                                     "preempts when the cache fills",
                                                     e.reserve_output_ratio);
+  const bool tp_attention = s != nullptr && !s->serving.engine_limits.dp_attention.value_or(true);
   return fmt::format(
-      "{} sequences{}, {} tokens per iteration{}, {:g}% of HBM{}; {}{}; prefix cache {}{}{}",
+      "{} sequences{}, {} tokens per iteration{}, {:g}% of HBM{}; {}{}; prefix cache {}{}{}{}",
       e.max_seqs, mark(origin_mark(given.max_seqs, s, &EngineLimits::max_seqs)),
       m.max_batched_tokens,
       mark(origin_mark(given.max_batched_tokens, s, &EngineLimits::max_batched_tokens)),
@@ -129,6 +130,8 @@ std::string engine_text(const Scenario& sc, const System* s) {
       mark(origin_mark(given.memory_utilization, s, &EngineLimits::memory_utilization)), admission,
       mark(origin_mark(given.reserve_output, s, &EngineLimits::reserve_output)),
       e.prefix_cache ? "on" : "off", mark(given.prefix_cache ? "" : " (default)"),
+      tp_attention ? "; attention tensor-parallel: no DP-attention layouts unless named (catalog)"
+                   : "",
       any ? "" : " (the defaults)");
 }
 

@@ -52,6 +52,9 @@ struct State {
   int rejects = 0;       // rejected steps in a row
   int iterations = 0;
   std::vector<std::size_t> cut;  // plan spec indices simulated while fitting
+  // Its objective over the full sweeps agreed with its objective over the cut: its fit stands,
+  // and later rounds (for the systems that disagreed) leave it as it is.
+  bool settled = false;
 };
 
 double to_x(const ParamRule& r, double theta) {
@@ -410,7 +413,7 @@ class Fitter {
   std::expected<bool, std::string> step(int round, int it);
   void propose(std::size_t si, std::vector<Request>& reqs, std::vector<Candidate>& cands);
   void apply(const Request& r, const std::vector<std::vector<double>>& f);
-  bool agrees(const std::vector<sim::PointResult>& results) const;
+  bool agrees(const std::vector<sim::PointResult>& results);
 
   const PredictionPlan& plan_;
   const std::vector<ReferencePoint>& points_;
@@ -529,9 +532,11 @@ std::expected<std::vector<sim::PointResult>, std::string> Fitter::full_sweeps(
   return options_.simulate(full);
 }
 
-// The full sweeps at the current parameters choose each system's cut; the optimiser restarts.
+// The full sweeps at the current parameters choose the cut of each system not settled; its
+// optimiser restarts.
 void Fitter::choose_cuts(const std::vector<sim::PointResult>& results) {
   for (auto& s : systems_.states) {
+    if (s.settled) continue;
     std::set<std::size_t> cut;
     for (std::size_t i : s.points)
       choose_cut(points_[i], point_group(plan_, i), results, options_.layouts_per_point, cut);
@@ -547,12 +552,13 @@ void Fitter::choose_cuts(const std::vector<sim::PointResult>& results) {
 std::expected<void, std::string> Fitter::start_round(int round) {
   auto& states = systems_.states;
   std::vector<Candidate> cands;
-  std::vector<std::vector<double>> steps;
+  std::vector<std::vector<double>> steps(states.size());
   for (std::size_t si = 0; si < states.size(); ++si)
-    steps.push_back(add_fd(si, states[si].x, cands));
+    if (!states[si].settled) steps[si] = add_fd(si, states[si].x, cands);
   auto first = evaluate(cands);
   if (!first) return std::unexpected(first.error());
   for (std::size_t si = 0, at = 0; si < states.size(); ++si) {
+    if (states[si].settled) continue;
     take_fd(states[si], *first, at, steps[si]);
     at += 1 + steps[si].size();
     // The objective at the prior, on the cut chosen at the prior.
@@ -615,15 +621,19 @@ void Fitter::apply(const Request& r, const std::vector<std::vector<double>>& f) 
 }
 
 // Whether every system's objective over the full sweeps is close to its objective over the cut;
-// each system that disagrees is reported.
-bool Fitter::agrees(const std::vector<sim::PointResult>& results) const {
+// each system that disagrees is reported, each that agrees is settled.
+bool Fitter::agrees(const std::vector<sim::PointResult>& results) {
   bool agree = true;
-  for (const auto& s : systems_.states) {
+  for (auto& s : systems_.states) {
+    if (s.settled) continue;
     const double full = cost_of(residuals(s, s.x, results));
     if (full > 1.05 * s.cost + 0.5) {
       agree = false;
       say("  " + s.id + ": the full sweeps disagree with the cut (objective " +
           std::to_string(full) + " against " + std::to_string(s.cost) + ")");
+    } else {
+      s.settled = true;
+      s.done = true;
     }
   }
   return agree;

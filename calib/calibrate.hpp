@@ -13,8 +13,9 @@
 // perturbations of every system as one batch. To keep a step cheap the sweeps are cut to the
 // layouts and concurrencies that decide each point under the current parameters (the best
 // layouts of a peak or minimum metric, the envelope points around an `at`); after each round the
-// full sweeps are simulated with the fitted parameters, and while they disagree with the cut the
-// cut is chosen afresh and the fit goes on.
+// full sweeps are simulated with the fitted parameters, and for each system whose objective over
+// them disagrees with its objective over the cut the cut is chosen afresh and its fit goes on; a
+// system that agrees is settled and left as it is.
 //
 // One parameter set per system; a system's points never change another system's parameters.
 

@@ -144,8 +144,12 @@ struct EngineLimits {
   std::optional<int> max_batched_tokens;
   std::optional<double> memory_utilization;
   std::optional<double> reserve_output;
+  // Whether the engine ran attention data-parallel (SGLang --enable-dp-attention, TensorRT-LLM
+  // attention DP); false: the sweeps leave DP-attention layouts out of the system's aggregated
+  // replicas within one scale-up domain unless a scenario names them.
+  std::optional<bool> dp_attention;
   bool any() const {
-    return max_seqs || max_batched_tokens || memory_utilization || reserve_output;
+    return max_seqs || max_batched_tokens || memory_utilization || reserve_output || dp_attention;
   }
 };
 

@@ -121,6 +121,13 @@ class EntryFields {
         [&](const YAML::Node& n, const std::string& p) { return yaml::read_count(ctx_, n, p); });
   }
 
+  std::optional<bool> flag(MapReader& m, std::string_view key, bool required) {
+    return read<bool>(m, key, required, "true or false",
+                      [&](const YAML::Node& n, const std::string& p) {
+                        return yaml::read_bool(ctx_, n, p);
+                      });
+  }
+
   std::optional<double> number(MapReader& m, std::string_view key, bool required, double min,
                                double max) {
     return read<double>(m, key, required, "a number",
@@ -624,6 +631,7 @@ void read_serving_stack(Context& ctx, MapReader& m, EntryFields& fields, Serving
     l.max_batched_tokens = fields.integer(e, "max_batched_tokens", false, 16, 1 << 24);
     l.memory_utilization = fields.number(e, "memory_utilization", false, 0.05, 1.0);
     l.reserve_output = fields.number(e, "reserve_output", false, 0.0, 1.0);
+    l.dp_attention = fields.flag(e, "dp_attention", false);
     e.finish();
   }
   v.finish();

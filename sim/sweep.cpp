@@ -149,6 +149,18 @@ std::string load_name(const Arrivals& a) {
   return std::to_string(clients_of(a).value_or(0));
 }
 
+// The system's published single-server benchmarks ran attention tensor-parallel (catalog
+// `engine_limits.dp_attention: false`): its aggregated replicas within one scale-up domain leave
+// out the DP-attention layouts the sweep enumerated; a layout the scenario names stays.
+bool left_out(const Scenario& sc, const System& s, const Layout& l, const ServingMode& mode) {
+  if (!l.dp_attention || mode.disaggregated() || l.xpus() > s.domain_xpus ||
+      s.serving.engine_limits.dp_attention.value_or(true))
+    return false;
+  return std::none_of(sc.layouts.named.begin(), sc.layouts.named.end(), [&](const Layout& n) {
+    return n.tp == l.tp && n.ep == l.ep && n.pp == l.pp && n.dp_attention;
+  });
+}
+
 }  // namespace
 
 std::expected<std::vector<PointSpec>, std::string> build_sweep(const Catalog& cat,
@@ -178,6 +190,7 @@ std::expected<std::vector<PointSpec>, std::string> build_sweep(const Catalog& ca
         const auto layouts = sweep_layouts(cat, sc, *s, *m, precision, longest_request(w));
         for (const Layout& l : layouts) {
           for (const ServingMode& mode : modes) {
+            if (left_out(sc, *s, l, mode)) continue;
             for (const Arrivals& arrivals : loads) {
               PointSpec p;
               p.system = s;

@@ -134,7 +134,8 @@ TEST(CheckScenario, Engine_ShowsWhatEveryPointRunsWith_DefaultsMarked_AndTheSwee
     if (f.label == "engine") engine = f.text;
   EXPECT_EQ(engine,
             "1024 sequences (default), 8192 tokens per iteration, 80% of HBM; admits on the "
-            "current context, preempts when the cache fills; prefix cache on (default)");
+            "current context, preempts when the cache fills; prefix cache on (default); attention "
+            "tensor-parallel: no DP-attention layouts unless named (catalog)");
   const Json j = to_json(c);
   EXPECT_EQ(j["engine"]["reserve_output"], 0.0);
   EXPECT_EQ(j["engine"]["max_seqs"], 1024);
@@ -172,7 +173,8 @@ TEST(CheckScenario, Engine_SystemDefaultsFromTheCatalog_UnderTheScenarioKeys) {
   EXPECT_EQ(engine[0],
             fmt::format("h200-hgx: 64 sequences, {} tokens per iteration (catalog), {:g}% of HBM "
                         "(catalog); reserves {:g} of each output at admission, preempts when the "
-                        "cache fills (catalog); prefix cache on (default)",
+                        "cache fills (catalog); prefix cache on (default); attention "
+                        "tensor-parallel: no DP-attention layouts unless named (catalog)",
                         *l.max_batched_tokens, *l.memory_utilization * 100, *l.reserve_output));
   EXPECT_EQ(engine[1],
             "gb200-nvl72: 64 sequences, 16384 tokens per iteration (default), 90% of HBM "
@@ -192,6 +194,42 @@ TEST(CheckScenario, Engine_SystemDefaultsFromTheCatalog_UnderTheScenarioKeys) {
     EXPECT_EQ(p.engine.max_batched_tokens, p.memory.max_batched_tokens);
     EXPECT_DOUBLE_EQ(p.memory.memory_utilization, catalog ? *l.memory_utilization : 0.9);
   }
+}
+
+// A system whose published benchmarks ran attention tensor-parallel (catalog dp_attention: false)
+// sweeps no DP-attention layout it enumerates for aggregated replicas within a server; a named one
+// runs, and so do disaggregated pools.
+TEST(CheckScenario, Engine_CatalogWithoutDpAttention_SweepsLeaveItOutUnlessNamed) {
+  const System* h200 = shipped_catalog().find_system("h200-hgx");
+  ASSERT_TRUE(h200 && h200->serving.engine_limits.dp_attention == false);
+  auto layouts_of = [](const std::string& text) {
+    const ScenarioCheck c = check_scenario_text(shipped_catalog(), text, "e.yaml");
+    EXPECT_TRUE(c.valid());
+    std::set<std::string> out;
+    auto points = sim::build_sweep(shipped_catalog(), *c.scenario, sim::SweepOptions{});
+    EXPECT_TRUE(points.has_value());
+    if (points)
+      for (const auto& p : *points)
+        out.insert(p.layout.label() + (p.prefill_replicas ? "/disaggregated" : ""));
+    return out;
+  };
+  const std::string base =
+      "name: e\nsystems: [h200-hgx]\nmodels: [deepseek-r1]\nworkloads: [{isl: 1024, osl: "
+      "1024}]\nconcurrency: [1]\n";
+  const auto swept = layouts_of(base + "layouts: {replica_xpus: [8]}\n");
+  EXPECT_TRUE(swept.count("tp8-ep8")) << swept.size();
+  for (const auto& l : swept) EXPECT_EQ(l.find("dpa"), std::string::npos) << l;
+  const auto named = layouts_of(base + "layouts: {replica_xpus: [8], named: [tp8-ep8-dpa]}\n");
+  EXPECT_TRUE(named.count("tp8-ep8-dpa"));
+  const auto pools =
+      layouts_of(base + "layouts: {replica_xpus: [8]}\nserving: [aggregated, 1p1d]\n");
+  EXPECT_TRUE(pools.count("tp8-ep8-dpa/disaggregated"));
+  EXPECT_FALSE(pools.count("tp8-ep8-dpa"));
+  // gb200-nvl72's catalog says nothing: its sweeps keep DP attention.
+  const auto gb = layouts_of(
+      "name: e\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\nworkloads: [{isl: 1024, osl: "
+      "1024}]\nconcurrency: [1]\nlayouts: {replica_xpus: [4]}\n");
+  EXPECT_TRUE(gb.count("tp4-ep4-dpa"));
 }
 
 // The catalog's limits are those of single-server benchmarks: a disaggregated point of the same

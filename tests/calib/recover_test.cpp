@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "app/sim_job.hpp"
@@ -69,6 +70,70 @@ TEST(Calibrate_SyntheticPoints, RecoversTheParametersThatMadeThem) {
   EXPECT_TRUE(f.pinned.empty());
   // Untouched parameters keep the prior.
   EXPECT_DOUBLE_EQ(f.fitted.mbu, f.prior.mbu);
+}
+
+// Synthetic throughput and latency points of gpt-oss-120b 1k/128 on `system` at `scale` x what
+// the catalog prior predicts.
+std::vector<ReferencePoint> synthetic(const std::string& system, double scale, double tbt_scale,
+                                      const calib::PredictOptions& po,
+                                      const app::JobOptions& jobs) {
+  std::vector<ReferencePoint> pts;
+  for (Metric m : {Metric::peak_total_tps_per_xpu, Metric::min_tbt_ms}) {
+    ReferencePoint p;
+    p.id = system + "-" + to_string(m);
+    p.system = system;
+    p.model = "gpt-oss-120b";
+    p.workload.isl = 1024;
+    p.workload.osl = 128;
+    p.metric = m;
+    pts.push_back(p);
+  }
+  const auto plan = calib::plan_predictions(shipped_catalog(), pts, po);
+  auto results = app::simulate_in_workers(shipped_catalog(), plan.specs, jobs);
+  EXPECT_TRUE(results.has_value());
+  if (!results) return {};
+  const auto made = calib::predictions(pts, plan, *results);
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    pts[i].value = made[i].predicted.value_or(1) * (i == 0 ? scale : tbt_scale);
+  return pts;
+}
+
+// A system's parameters depend on its own points only: fitted beside a system whose full sweeps
+// disagree with its cut (and so takes another round), a system whose sweeps agree keeps exactly
+// the fit it gets alone.
+TEST(Calibrate_Systems, OneSystemsFit_DoesNotDependOnTheOthers) {
+  app::JobOptions jobs;
+  jobs.jobs = 2;
+  calib::PredictOptions po;
+  po.concurrency = {1, 8, 64};
+  calib::FitOptions opt;
+  opt.simulate = [&](const std::vector<sim::PointSpec>& specs) {
+    return app::simulate_in_workers(shipped_catalog(), specs, jobs);
+  };
+  opt.params = {"mfu", "step_overhead"};
+  opt.predict = po;
+  opt.max_iterations = 4;
+  opt.layouts_per_point = 1;
+  // gb200-nvl72's points agree with its cut after one round; jalapeno-a0's (made from the prior at
+  // 0.8 x its throughput and TBT, with the cut at one layout) do not, and take a second round.
+  const auto alone = synthetic("gb200-nvl72", 3.0, 3.0, po, jobs);
+  auto both = alone;
+  for (const auto& p : synthetic("jalapeno-a0", 0.8, 0.8, po, jobs)) both.push_back(p);
+  std::vector<std::string> said;
+  opt.progress = [&](const std::string& line) { said.push_back(line); };
+  auto a = calib::calibrate(shipped_catalog(), alone, opt);
+  auto b = calib::calibrate(shipped_catalog(), both, opt);
+  ASSERT_TRUE(a && b);
+  ASSERT_EQ(a->systems.size(), 1u);
+  ASSERT_EQ(b->systems.size(), 2u);
+  EXPECT_TRUE(std::any_of(said.begin(), said.end(), [](const std::string& l) {
+    return l.find("jalapeno-a0: the full sweeps disagree") != std::string::npos;
+  }));
+  const auto& ga = a->systems[0];
+  const auto& gb = b->systems[0].system == "gb200-nvl72" ? b->systems[0] : b->systems[1];
+  EXPECT_EQ(ga.fitted.mfu, gb.fitted.mfu);
+  EXPECT_EQ(ga.fitted.step_overhead.value(), gb.fitted.step_overhead.value());
+  EXPECT_EQ(ga.iterations, gb.iterations);
 }
 
 TEST(Calibrate_Options, UnknownParameterOrSystem_IsAnError) {

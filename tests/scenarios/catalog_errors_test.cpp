@@ -222,6 +222,26 @@ TEST(CatalogErrors_Serving, EngineLimits_AreReadWithTheirProvenance) {
   EXPECT_TRUE(flagged);
 }
 
+TEST(CatalogErrors_Serving, DpAttentionLimit_IsAFlagWithProvenance) {
+  TempFile f("catalog.yaml",
+             with_serving("{engine_limits: {dp_attention: {value: false, assumption: true, "
+                          "reason: \"the launch script runs plain TP\"}}}"));
+  auto c = load_catalog_files({f.path()});
+  ASSERT_TRUE(c.has_value()) << dump(c.error());
+  const EngineLimits& l = c->systems.at("sys-a")->serving.engine_limits;
+  EXPECT_EQ(l.dp_attention, false);
+  EXPECT_TRUE(l.any());
+  bool flagged = false;
+  for (const auto& r : c->systems.at("sys-a")->fields)
+    if (r.path == "serving.engine_limits.dp_attention") flagged = r.provenance.assumption;
+  EXPECT_TRUE(flagged);
+  // Not a flag: an error at its line that says what it expects.
+  auto d = load_errors(with_serving("{engine_limits: {dp_attention: {value: 3, source: s1}}}"));
+  const Diagnostic* e = find_diag(d, "serving.engine_limits.dp_attention");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_EQ(e->where.line, 31);
+}
+
 TEST(CatalogErrors_Serving, EngineLimitOutOfRangeAndUnknownKey_AreErrorsAtTheirLine) {
   auto d = load_errors(
       with_serving("{engine_limits: {memory_utilization: 1.5, max_seq: 3}}"));
