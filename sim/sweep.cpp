@@ -24,6 +24,11 @@ T pick(const std::optional<T>& given, const System* s, std::optional<T> EngineLi
   return fallback;
 }
 
+// Two layouts with the same parallel degrees (names aside).
+bool same_degrees(const Layout& a, const Layout& b) {
+  return a.tp == b.tp && a.ep == b.ep && a.pp == b.pp && a.dp_attention == b.dp_attention;
+}
+
 }  // namespace
 
 int batched_tokens_default(const Layout* l) {
@@ -95,9 +100,8 @@ std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const 
   // A named layout may also come out of the enumeration: keep the first of each.
   std::vector<Layout> unique;
   for (const auto& l : out) {
-    const bool seen = std::any_of(unique.begin(), unique.end(), [&](const Layout& u) {
-      return u.tp == l.tp && u.ep == l.ep && u.pp == l.pp && u.dp_attention == l.dp_attention;
-    });
+    const bool seen = std::any_of(unique.begin(), unique.end(),
+                                  [&](const Layout& u) { return same_degrees(u, l); });
     if (!seen) unique.push_back(l);
   }
   return unique;
@@ -156,9 +160,8 @@ bool left_out(const Scenario& sc, const System& s, const Layout& l, const Servin
   if (!l.dp_attention || mode.disaggregated() || l.xpus() > s.domain_xpus ||
       s.serving.engine_limits.dp_attention.value_or(true))
     return false;
-  return std::none_of(sc.layouts.named.begin(), sc.layouts.named.end(), [&](const Layout& n) {
-    return n.tp == l.tp && n.ep == l.ep && n.pp == l.pp && n.dp_attention;
-  });
+  return std::none_of(sc.layouts.named.begin(), sc.layouts.named.end(),
+                      [&](const Layout& n) { return same_degrees(n, l); });
 }
 
 }  // namespace
