@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
 #include <simgrid/s4u.hpp>
 
+#include "sim/contexts.hpp"
 #include "sim/point_state.hpp"
 #include "sim/serving.hpp"
 
@@ -25,23 +27,16 @@ bool& engine_used() {
 // not the memory they use, made a run fail under an address-space limit ("Failed to allocate
 // stack"); the actors' code calls no deep recursion. The arguments are static: SimGrid may keep
 // pointers into them.
-// Built with AddressSanitizer, the actors run as threads, which it follows, instead of SimGrid's
-// own stack switching, which it cannot tell from a stack overflow ("ASan is ignoring requested
-// __asan_handle_no_return").
+// The context factory: sim/contexts.cpp.
 std::unique_ptr<simgrid::s4u::Engine> start_engine() {
   static char arg0[] = "racktwin";
   static char arg1[] = "--log=root.thresh:critical";
   static char arg2[] = "--cfg=network/model:CM02";
   static char arg3[] = "--cfg=network/TCP-gamma:0";
   static char arg4[] = "--cfg=contexts/stack-size:1024";  // KiB
-#ifdef __SANITIZE_ADDRESS__
-  static char arg5[] = "--cfg=contexts/factory:thread";
-  char* argv[] = {arg0, arg1, arg2, arg3, arg4, arg5, nullptr};
+  static std::string arg5 = detail::context_factory_option();
+  char* argv[] = {arg0, arg1, arg2, arg3, arg4, arg5.data(), nullptr};
   int argc = 6;
-#else
-  char* argv[] = {arg0, arg1, arg2, arg3, arg4, nullptr};
-  int argc = 5;
-#endif
   return std::make_unique<simgrid::s4u::Engine>(&argc, argv);
 }
 
