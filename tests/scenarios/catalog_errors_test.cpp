@@ -205,6 +205,13 @@ std::string with_serving(const std::string& mapping) {
   return replace(kValid, scale_out, scale_out + "    serving: " + mapping + "\n");
 }
 
+// Whether sys-a's field at `path` is flagged as an assumption with this reason.
+bool flagged_assumption(const Catalog& c, const std::string& path, const std::string& reason) {
+  for (const auto& r : c.systems.at("sys-a")->fields)
+    if (r.path == path) return r.provenance.assumption && r.provenance.reason == reason;
+  return false;
+}
+
 TEST(CatalogErrors_Serving, EngineLimits_AreReadWithTheirProvenance) {
   TempFile f("catalog.yaml",
              with_serving("{engine: SGLang, engine_limits: {max_seqs: 256, reserve_output: "
@@ -215,11 +222,8 @@ TEST(CatalogErrors_Serving, EngineLimits_AreReadWithTheirProvenance) {
   EXPECT_EQ(l.max_seqs, 256);
   EXPECT_EQ(l.reserve_output, 0.1);
   EXPECT_FALSE(l.max_batched_tokens || l.memory_utilization);
-  bool flagged = false;
-  for (const auto& r : c->systems.at("sys-a")->fields)
-    if (r.path == "serving.engine_limits.reserve_output")
-      flagged = r.provenance.assumption && r.provenance.reason == "floor of the ratio";
-  EXPECT_TRUE(flagged);
+  EXPECT_TRUE(
+      flagged_assumption(*c, "serving.engine_limits.reserve_output", "floor of the ratio"));
 }
 
 TEST(CatalogErrors_Serving, DpAttentionLimit_IsAFlagWithProvenance) {
@@ -231,10 +235,8 @@ TEST(CatalogErrors_Serving, DpAttentionLimit_IsAFlagWithProvenance) {
   const EngineLimits& l = c->systems.at("sys-a")->serving.engine_limits;
   EXPECT_EQ(l.dp_attention, false);
   EXPECT_TRUE(l.any());
-  bool flagged = false;
-  for (const auto& r : c->systems.at("sys-a")->fields)
-    if (r.path == "serving.engine_limits.dp_attention") flagged = r.provenance.assumption;
-  EXPECT_TRUE(flagged);
+  EXPECT_TRUE(flagged_assumption(*c, "serving.engine_limits.dp_attention",
+                                 "the launch script runs plain TP"));
   // Not a flag: an error at its line that says what it expects.
   auto d = load_errors(with_serving("{engine_limits: {dp_attention: {value: 3, source: s1}}}"));
   const Diagnostic* e = find_diag(d, "serving.engine_limits.dp_attention");
