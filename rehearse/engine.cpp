@@ -318,36 +318,11 @@ class Engine {
     queue_.push(now_ + in_.repair.restart.value, EvType::restarted, i.domain, 1);
   }
 
-  // What fails with `unit` along support edges (itself included), and whether any of it carries
-  // network traffic between other parts (a switch, a spine plane, the scale-out network).
-  struct Descendants {
-    std::vector<PartId> parts;
-    bool transit = false;
-  };
-  const Descendants& descendants(PartId unit) {
+  // What fails with `unit` (topology::dependents), once per part.
+  const topology::Dependents& descendants(PartId unit) {
     auto it = descendants_.find(unit);
     if (it != descendants_.end()) return it->second;
-    Descendants d;
-    std::vector<PartId> stack{unit};
-    std::vector<char> seen(boost::num_vertices(t_.graph()), 0);
-    seen[unit] = 1;
-    while (!stack.empty()) {
-      const PartId v = stack.back();
-      stack.pop_back();
-      d.parts.push_back(v);
-      const PartKind k = t_.part(v).kind;
-      d.transit = d.transit || k == PartKind::switch_tray || k == PartKind::onboard_switch ||
-                  k == PartKind::spine || k == PartKind::scale_out;
-      for (auto [e, end] = boost::out_edges(v, t_.graph()); e != end; ++e) {
-        const auto& link = t_.graph()[*e];
-        const PartId w = boost::target(*e, t_.graph());
-        if (topology::is_support(link.kind) && !link.mirror && !seen[w]) {
-          seen[w] = 1;
-          stack.push_back(w);
-        }
-      }
-    }
-    return descendants_.emplace(unit, std::move(d)).first->second;
+    return descendants_.emplace(unit, topology::dependents(t_, unit)).first->second;
   }
 
   // The impact of one more failed part. When nothing that goes down with it carries traffic
@@ -355,12 +330,27 @@ class Engine {
   // lost and nothing else moves, so the full assessment is not needed.
   void add_failure(Domain& d, PartId unit) {
     d.failed.push_back(unit);
-    const Descendants& down = descendants(unit);
+    const topology::Dependents& down = descendants(unit);
     if (down.transit) {
       d.impact = topology::assess(t_, d.failed);
       return;
     }
-    auto& im = d.impact;
+    mark_lost(d.impact, down);
+  }
+
+  // The impact of the failures left after a repair: the same argument, from the healthy domain
+  // one failure at a time, when none of them carries traffic between other parts; else the full
+  // assessment.
+  topology::Impact remaining_impact(const Domain& d) {
+    const bool transit = std::any_of(d.failed.begin(), d.failed.end(),
+                                     [&](PartId p) { return descendants(p).transit; });
+    if (transit) return topology::assess(t_, d.failed);
+    topology::Impact im = healthy_;
+    for (PartId p : d.failed) mark_lost(im, descendants(p));
+    return im;
+  }
+
+  void mark_lost(topology::Impact& im, const topology::Dependents& down) const {
     for (PartId v : down.parts) {
       im.down[v] = true;
       if (t_.part(v).kind != PartKind::xpu) continue;
@@ -451,7 +441,7 @@ class Engine {
     auto it = std::find(d.failed.begin(), d.failed.end(), r.part);
     if (it != d.failed.end()) d.failed.erase(it);
     --parts_down_;
-    d.impact = d.failed.empty() ? healthy_ : topology::assess(t_, d.failed);
+    d.impact = remaining_impact(d);
     change(d, [&] {
       const int serving_now = d.capacity();
       place(d);
@@ -473,8 +463,15 @@ class Engine {
     auto it = blast_.find(unit);
     if (it != blast_.end()) return it->second;
     std::vector<int> xs;
-    const PartId one[] = {unit};
-    for (const auto& a : topology::assess(t_, one).affected) xs.push_back(t_.ordinal(a.xpu));
+    const topology::Dependents& down = descendants(unit);
+    if (down.transit) {
+      const PartId one[] = {unit};
+      for (const auto& a : topology::assess(t_, one).affected) xs.push_back(t_.ordinal(a.xpu));
+    } else {  // its own XPUs, and no other (topology::Dependents)
+      for (PartId v : down.parts)
+        if (t_.part(v).kind == PartKind::xpu) xs.push_back(t_.ordinal(v));
+      std::sort(xs.begin(), xs.end());
+    }
     return blast_.emplace(unit, std::move(xs)).first->second;
   }
 
@@ -568,7 +565,7 @@ class Engine {
   std::unordered_map<PartId, std::vector<int>> blast_;
   std::map<int, double> time_at_;
   topology::Impact healthy_;
-  std::unordered_map<PartId, Descendants> descendants_;
+  std::unordered_map<PartId, topology::Dependents> descendants_;
 };
 
 }  // namespace

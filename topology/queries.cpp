@@ -302,6 +302,34 @@ void require_xpu(const Topology& t, PartId v, const char* what) {
 
 }  // namespace
 
+Dependents dependents(const Topology& t, PartId unit) {
+  const Graph& g = t.graph();
+  if (unit >= boost::num_vertices(g))
+    throw InputError({Diagnostic{
+        {}, "failed", "part id " + std::to_string(unit) + " is not in this topology", ""}});
+  Dependents d;
+  std::vector<PartId> stack{unit};
+  std::vector<char> seen(boost::num_vertices(g), 0);
+  seen[unit] = 1;
+  while (!stack.empty()) {
+    const PartId v = stack.back();
+    stack.pop_back();
+    d.parts.push_back(v);
+    const PartKind k = g[v].kind;
+    d.transit = d.transit || k == PartKind::switch_tray || k == PartKind::onboard_switch ||
+                k == PartKind::spine || k == PartKind::scale_out;
+    for (auto e : boost::make_iterator_range(boost::out_edges(v, g))) {
+      const Link& link = g[e];
+      const PartId w = boost::target(e, g);
+      if (is_support(link.kind) && !link.mirror && !seen[w]) {
+        seen[w] = 1;
+        stack.push_back(w);
+      }
+    }
+  }
+  return d;
+}
+
 BytesPerSecond cut_bandwidth(const Topology& t, std::span<const PartId> from,
                              std::span<const PartId> to, Network net, const Impact* failures) {
   std::vector<bool> none;

@@ -59,6 +59,17 @@ struct Impact {
 // What the failure of every part in `failed` does to every XPU. No failures: nothing affected.
 Impact assess(const Topology& t, std::span<const PartId> failed);
 
+// What fails with `unit` along support edges (itself first), and whether any of it carries network
+// traffic between other parts (a switch tray, an onboard switch, a spine plane, the scale-out
+// network). When nothing does, the failure of `unit` takes out exactly the XPUs among `parts` and
+// changes no other XPU's connectivity or bandwidth, alone or beside other failures: a caller may
+// update an Impact by marking them lost instead of assessing again.
+struct Dependents {
+  std::vector<PartId> parts;
+  bool transit = false;
+};
+Dependents dependents(const Topology& t, PartId unit);
+
 enum class Network { scale_up, scale_out };
 
 struct Path {

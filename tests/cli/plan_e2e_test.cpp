@@ -3,7 +3,6 @@
 // stored throughput, and the CSV.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -20,19 +19,30 @@ namespace fs = std::filesystem;
 
 const std::string kPlan = std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/plans/openai-10gw.yaml";
 
+// The six tests share one simulated sweep per CTest run (SharedOutput): each test is its own
+// process, and the sweep is most of their time.
 struct Plan : ::testing::Test {
+  static racktwin::test::SharedOutput* shared;
   static fs::path dir;
   static nlohmann::json doc;
   static void SetUpTestSuite() {
-    dir = fs::temp_directory_path() / ("racktwin-plan-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    const auto r = run("plan " + kPlan + " --json --quiet --db " + (dir / "p.db").string());
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    doc = nlohmann::json::parse(r.out);
+    shared = new racktwin::test::SharedOutput;
+    dir = shared->dir();
+    const auto json = shared->once("plan.json", [](const fs::path& partial) {
+      const auto r = run("plan " + kPlan + " --json --quiet --db " + (dir / "p.db").string());
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      std::ofstream(partial) << r.out;
+    });
+    ASSERT_TRUE(fs::exists(json)) << "the plan was not made";
+    std::ifstream in(json);
+    doc = nlohmann::json::parse(in);
   }
-  static void TearDownTestSuite() { fs::remove_all(dir); }
+  static void TearDownTestSuite() {
+    delete shared;
+    shared = nullptr;
+  }
 };
+racktwin::test::SharedOutput* Plan::shared = nullptr;
 fs::path Plan::dir;
 nlohmann::json Plan::doc;
 

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <boost/graph/graphviz.hpp>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "core/error.hpp"
@@ -325,6 +327,46 @@ TEST(Topology_EverySystem, BuildsWithOneDomainOfItsCatalogSize) {
     EXPECT_EQ(fail(t, {"rack0/feed"}).lost,
               s->domain_xpus < s->xpus_per_rack() ? s->domain_xpus : s->xpus_per_rack())
         << id;
+  }
+}
+
+// The shortcut the failure rehearsal takes (topology::Dependents): a part none of whose dependents
+// carries traffic takes out exactly its own XPUs, alone and beside a failure that does carry
+// traffic. Checked on the first and last part of every kind of every system, against assess.
+TEST(Topology_EverySystem, PartsThatCarryNoTraffic_TakeOutTheirOwnXpusAndNothingElse) {
+  for (const auto& [id, s] : shipped_catalog().systems) {
+    const Topology t = build(*s, s->domain_xpus < 64 ? 2 : 1);
+    const auto n = static_cast<PartId>(boost::num_vertices(t.graph()));
+    std::map<PartKind, std::vector<PartId>> by_kind;
+    for (PartId v = 0; v < n; ++v) by_kind[t.part(v).kind].push_back(v);
+    std::optional<PartId> transit;
+    for (PartId v = 0; v < n && !transit; ++v)
+      if (dependents(t, v).transit) transit = v;
+    int checked = 0;
+    for (const auto& [kind, parts] : by_kind)
+      for (PartId p : {parts.front(), parts.back()}) {
+        const Dependents d = dependents(t, p);
+        ASSERT_EQ(d.parts.front(), p);
+        if (d.transit) continue;
+        std::vector<PartId> extra;
+        if (transit) extra.push_back(*transit);
+        for (const bool beside : {false, true}) {
+          if (beside && !transit) continue;
+          const Impact before = beside ? assess(t, extra) : assess(t, std::vector<PartId>{});
+          auto failed = beside ? extra : std::vector<PartId>{};
+          failed.push_back(p);
+          const Impact after = assess(t, failed);
+          std::vector<Effect> expected = before.state;
+          for (PartId v : d.parts)
+            if (t.part(v).kind == PartKind::xpu)
+              expected[static_cast<std::size_t>(t.ordinal(v))] = Effect::lost;
+          EXPECT_TRUE(after.state == expected) << id << " " << t.part(p).name << " beside " << beside;
+          for (PartId v : d.parts) EXPECT_TRUE(after.down[v]) << id << " " << t.part(v).name;
+        }
+        ++checked;
+      }
+    EXPECT_GE(checked, 3) << id;
+    EXPECT_TRUE(transit.has_value()) << id;
   }
 }
 
