@@ -105,7 +105,7 @@ TEST(Calibrate_Systems, OneSystemsFit_DoesNotDependOnTheOthers) {
   app::JobOptions jobs;
   jobs.jobs = 2;
   calib::PredictOptions po;
-  po.concurrency = {1, 8, 64};
+  po.concurrency = {1, 64};
   calib::FitOptions opt;
   opt.simulate = [&](const std::vector<sim::PointSpec>& specs) {
     return app::simulate_in_workers(shipped_catalog(), specs, jobs);
