@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <chrono>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -157,6 +159,32 @@ namespace {
 // may read the points differently, so it refuses the job instead of guessing.
 std::string build_stamp() { return std::string(kVersion) + " " + kGitCommit; }
 
+}  // namespace
+
+int remove_orphaned_job_files(const std::string& dir) {
+  static const std::string prefix = "racktwin-job-";
+  const auto day_ago = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const auto dash = name.find('-', prefix.size());
+    if (name.rfind(prefix, 0) != 0 || dash == std::string::npos || dash == prefix.size()) continue;
+    long pid = 0;
+    const auto [end_of_pid, bad] =
+        std::from_chars(name.data() + prefix.size(), name.data() + dash, pid);
+    if (bad != std::errc() || end_of_pid != name.data() + dash || pid <= 0) continue;
+    std::error_code file_ec;
+    if (!it->is_regular_file(file_ec) || it->last_write_time(file_ec) > day_ago || file_ec)
+      continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    if (fs::remove(it->path(), file_ec)) ++removed;
+  }
+  return removed;
+}
+
+namespace {
+
 // The job file: the build, the catalog's files and hash, the options, every point and the groups.
 std::expected<std::string, std::string> write_job_file(
     const Catalog& cat, const std::vector<sim::PointSpec>& specs,
@@ -166,7 +194,9 @@ std::expected<std::string, std::string> write_job_file(
     const char* t = std::getenv("TMPDIR");
     dir = t != nullptr && *t != '\0' ? t : "/tmp";
   }
-  std::string pattern = (fs::path(dir) / "racktwin-job-XXXXXX").string();
+  remove_orphaned_job_files(dir);
+  std::string pattern =
+      (fs::path(dir) / ("racktwin-job-" + std::to_string(::getpid()) + "-XXXXXX")).string();
   const int fd = ::mkstemp(pattern.data());
   if (fd < 0)
     return std::unexpected("cannot create a job file in " + dir + ": " + std::strerror(errno) +

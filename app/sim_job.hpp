@@ -86,6 +86,12 @@ class SimJob {
 std::expected<std::vector<sim::PointResult>, std::string> simulate_in_workers(
     const Catalog& catalog, const std::vector<sim::PointSpec>& specs, const JobOptions& options);
 
+// Job files are named racktwin-job-PID-XXXXXX after the process that wrote it, which removes it
+// when the job ends. A run killed outright (kill -9) cannot: the next job removes from `dir` the
+// job files whose process is gone and that are older than a day (a process of another PID
+// namespace sharing the directory may still be running its job). Returns how many it removed.
+int remove_orphaned_job_files(const std::string& dir);
+
 // The worker side: simulates group `group` of the job file and emits its lines (progress, every
 // point, then done), one JSON document per call, without a newline. Fails with the reason when
 // the job file cannot be used; a simulation error is emitted as an error line.

@@ -1,7 +1,11 @@
 #include "app/sim_job.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
 
 #include <fstream>
 #include <string>
@@ -23,6 +27,37 @@ std::string worker_error(const std::string& job_text) {
   ::unlink(path.c_str());
   EXPECT_TRUE(lines.empty());
   return r ? std::string() : r.error();
+}
+
+// A killed run's job file is removed by a later job once its process is gone and a day has passed;
+// the files of a live process, fresh files and other files stay.
+TEST(JobFiles, OrphanedAndOld_AreRemoved_TheRestStay) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("racktwin-orphans-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ::waitpid(dead, nullptr, 0);
+  const std::string gone = std::to_string(dead), alive = std::to_string(::getpid());
+  const auto two_days_ago = fs::file_time_type::clock::now() - std::chrono::hours(48);
+  auto make = [&](const std::string& name, bool old) {
+    std::ofstream(dir / name) << "{}";
+    if (old) fs::last_write_time(dir / name, two_days_ago);
+  };
+  make("racktwin-job-" + gone + "-a1b2c3", true);    // orphaned and old: removed
+  make("racktwin-job-" + gone + "-d4e5f6", false);   // orphaned but fresh
+  make("racktwin-job-" + alive + "-g7h8i9", true);   // its process runs
+  make("racktwin-job-Ab12Cd", true);                 // the former name, without a process
+  make("racktwin-job-12x-abcdef", true);             // not a process number
+  make("notes-" + gone + ".txt", true);
+  EXPECT_EQ(remove_orphaned_job_files(dir.string()), 1);
+  EXPECT_FALSE(fs::exists(dir / ("racktwin-job-" + gone + "-a1b2c3")));
+  int left = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++left;
+  EXPECT_EQ(left, 5);
+  EXPECT_EQ(remove_orphaned_job_files((dir / "absent").string()), 0);
+  fs::remove_all(dir);
 }
 
 TEST(RunWorker, AJobFromAnotherBuild_IsRefusedWithTheFix) {
