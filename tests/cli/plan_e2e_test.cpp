@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 const std::string kPlan = std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/plans/openai-10gw.yaml";
 
-// The six tests share one simulated sweep per CTest run (SharedOutput): each test is its own
+// The seven tests share one simulated sweep per CTest run (SharedOutput): each test is its own
 // process, and the sweep is most of their time.
 struct Plan : ::testing::Test {
   static racktwin::test::SharedOutput* shared;
