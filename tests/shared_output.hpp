@@ -1,5 +1,4 @@
 #pragma once
-// An expensive output that the tests of one executable share within one CTest run.
 
 #include <fcntl.h>
 #include <sys/file.h>

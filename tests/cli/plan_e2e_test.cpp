@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -22,11 +23,11 @@ const std::string kPlan = std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/plans/o
 // The seven tests share one simulated sweep per CTest run (SharedOutput): each test is its own
 // process, and the sweep is most of their time.
 struct Plan : ::testing::Test {
-  static racktwin::test::SharedOutput* shared;
+  static std::optional<racktwin::test::SharedOutput> shared;
   static fs::path dir;
   static nlohmann::json doc;
   static void SetUpTestSuite() {
-    shared = new racktwin::test::SharedOutput;
+    shared.emplace();
     dir = shared->dir();
     const auto json = shared->once("plan.json", [](const fs::path& partial) {
       const auto r = run("plan " + kPlan + " --json --quiet --db " + (dir / "p.db").string());
@@ -37,12 +38,9 @@ struct Plan : ::testing::Test {
     std::ifstream in(json);
     doc = nlohmann::json::parse(in);
   }
-  static void TearDownTestSuite() {
-    delete shared;
-    shared = nullptr;
-  }
+  static void TearDownTestSuite() { shared.reset(); }
 };
-racktwin::test::SharedOutput* Plan::shared = nullptr;
+std::optional<racktwin::test::SharedOutput> Plan::shared;
 fs::path Plan::dir;
 nlohmann::json Plan::doc;
 

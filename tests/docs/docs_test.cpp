@@ -97,9 +97,11 @@ bool replayable(const Command& c) {
   return std::regex_match(c.text, run);
 }
 
+// The regular files under `from`, to the same places under `to`; links are neither followed nor
+// copied (the checkout's directories and binaries in a working directory are links).
 void copy_tree(const fs::path& from, const fs::path& to) {
   for (const auto& e : fs::recursive_directory_iterator(from)) {
-    if (!e.is_regular_file()) continue;
+    if (e.is_symlink() || !e.is_regular_file()) continue;
     const fs::path dest = to / fs::relative(e.path(), from);
     fs::create_directories(dest.parent_path());
     fs::copy_file(e.path(), dest, fs::copy_options::overwrite_existing);
@@ -121,13 +123,7 @@ Ran first_command(const racktwin::test::SharedOutput& shared, const fs::path& di
   const fs::path made = shared.once(key, [&](const fs::path& partial) {
     const Ran r = run_command(dir, c.text, 0);
     fs::create_directories(partial / "files");
-    for (const auto& e : fs::directory_iterator(dir))
-      if (!e.is_symlink() && e.path().filename() != "build") {
-        if (e.is_directory())
-          copy_tree(e.path(), partial / "files" / e.path().filename());
-        else if (e.is_regular_file())
-          fs::copy_file(e.path(), partial / "files" / e.path().filename());
-      }
+    copy_tree(dir, partial / "files");
     std::ofstream out(partial / "printed");
     out << r.exit_code << "\n" << dir.string() << "\n" << r.seconds << "\n";
     for (const auto& l : r.lines) out << l << "\n";
