@@ -297,7 +297,9 @@ ScenarioCheck check_loaded(const Catalog& cat, std::expected<Scenario, Diagnosti
   const LayoutSelection& ls = sc->layouts;
   if (ls.all_valid())
     add("layouts",
-        "every valid layout (no pipeline) of one compute tray and of 8 XPUs, per system and model");
+        "every valid layout (no pipeline) of one compute tray and of 8 XPUs, and for MoE models "
+        "of 16, 32, ... XPUs up to the scale-up domain (at most 256 and one rank per routed "
+        "expert), per system and model");
   else if (!ls.replica_xpus.empty())
     add("layouts", "every valid layout of replicas of " + join_all(ls.replica_xpus) + " XPUs");
   for (const auto& l : ls.named)

@@ -2,10 +2,11 @@
 // Predicting published reference points with the serving simulation, through the same sweep code
 // `racktwin run` uses (sim/sweep.hpp).
 //
-// Points that share a system, a model and a workload share one sweep: every valid layout (pipeline
-// depth 1) of the compute tray and of 8 XPUs, at every concurrency of the options, in every
-// serving mode the system supports (aggregated, and the options' disaggregated modes when its
-// serving stack offers disaggregation). An aggregated configuration within one scale-up domain
+// Points that share a system, a model and a workload share one sweep: the default sweep's layouts
+// (sim::sweep_layouts: the compute tray, 8 XPUs and, for an MoE model, the wide expert-parallel
+// replicas within the domain), at every concurrency of the options, in every serving mode the
+// system supports (aggregated, and the options' disaggregated modes when its serving stack offers
+// disaggregation). An aggregated configuration within one scale-up domain
 // runs only up to the concurrency the system's single-node benchmark sweeps reached
 // (ServingStack::benchmark_concurrency), as the measurements did. A point's metric is then read
 // off the sweep's summary or its Pareto envelope, as InferenceX reads its published curves
@@ -36,8 +37,8 @@ struct PredictOptions {
   // Serving modes: every sweep runs aggregated, and also in these disaggregated modes on systems
   // whose serving stack offers disaggregation (System::serving.disaggregation).
   std::vector<ServingMode> disaggregated{ServingMode{1, 1}, ServingMode{2, 1}};
-  // Replica sizes (XPUs) whose valid layouts the sweeps try; empty: the compute tray and 8 XPUs,
-  // as `racktwin run` by default.
+  // Replica sizes (XPUs) whose valid layouts the sweeps try; empty: the default sweep's, as
+  // `racktwin run` takes them (sim::sweep_layouts).
   std::vector<int> replica_xpus;
   // Efficiency of a system; unset: the catalog's (Catalog::efficiency_for).
   std::function<std::optional<perf::Efficiency>(const System&)> efficiency;

@@ -59,33 +59,56 @@ EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s, c
   return e;
 }
 
+std::vector<int> wide_ep_sizes(const System& s, const Model& m) {
+  std::vector<int> sizes;
+  if (!m.is_moe()) return sizes;
+  const int widest =
+      std::min({s.domain_xpus, kMaxSweepReplicaXpus, std::max(1, m.moe->routed_experts)});
+  for (int n = 2 * kServerXpus; n <= widest; n *= 2) sizes.push_back(n);
+  return sizes;
+}
+
 std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const System& s,
                                   const Model& m, const std::string& precision, double min_tokens) {
   std::vector<Layout> out = sc.layouts.named;
   std::vector<int> sizes = sc.layouts.replica_xpus;
-  if (sc.layouts.all_valid()) {
-    for (int n : {s.compute_tray.xpus, 8})
-      if (n <= s.domain_xpus && std::find(sizes.begin(), sizes.end(), n) == sizes.end())
+  if (sc.layouts.all_valid())
+    for (int n : {s.compute_tray.xpus, kServerXpus})
+      if (n >= 1 && n <= s.domain_xpus && std::find(sizes.begin(), sizes.end(), n) == sizes.end())
         sizes.push_back(n);
-  }
   perf::LayoutQuery q;
   q.max_pp = 1;
   q.precision = precision;
   q.min_tokens = min_tokens;
   q.memory = memory_of(sc, &s);
-  auto add_valid = [&] {
+  // The valid layouts of q's sizes that `keep` accepts.
+  auto add_valid = [&](auto keep) {
     bool any = false;
     for (const auto& o : perf::enumerate_layouts(m, s, cat, q))
-      if (o.valid) {
+      if (o.valid && keep(o.layout)) {
         out.push_back(o.layout);
         any = true;
       }
     return any;
   };
+  auto every = [](const Layout&) { return true; };
   bool fits = false;
   if (!sizes.empty()) {
     q.replica_xpus = sizes;
-    fits = add_valid();
+    fits = add_valid(every);
+  }
+  if (sc.layouts.all_valid()) {
+    // Wide expert parallelism within the domain: every rank its own attention and its share of
+    // the experts, as wide-EP deployments serve MoE models (the other layouts of these sizes
+    // only repeat the narrower ones' weights over more XPUs).
+    q.replica_xpus = wide_ep_sizes(s, m);
+    if (!q.replica_xpus.empty())
+      fits = add_valid([](const Layout& l) { return l.ep == l.tp && l.dp_attention; }) || fits;
+    // A model no default size holds: the smallest wider replica within the domain that does.
+    for (int n = 2 * kServerXpus; n <= s.domain_xpus && !fits; n *= 2) {
+      q.replica_xpus = {n};
+      fits = add_valid(every);
+    }
   }
   // When no replica within a scale-up domain holds the model, the fewest whole domains that do,
   // joined over the scale-out network: TP within a domain and pipeline stages across them first
@@ -95,7 +118,7 @@ std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const 
     for (int k = 2; k <= kMaxSpannedDomains && !fits; k *= 2) {
       q.replica_xpus = {k * s.domain_xpus};
       q.max_pp = k;
-      fits = add_valid();
+      fits = add_valid(every);
     }
   // A named layout may also come out of the enumeration: keep the first of each.
   std::vector<Layout> unique;

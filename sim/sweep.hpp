@@ -69,10 +69,24 @@ SettingOrigin origin_of(const std::optional<T>& given, const System* s,
 // The most scale-up domains one replica of a sweep may span over the scale-out network.
 inline constexpr int kMaxSpannedDomains = 4;
 
+// The XPUs of one server, a replica size every default sweep tries (the published single-node
+// benchmarks ran up to 8 GPUs).
+inline constexpr int kServerXpus = 8;
+// The widest replica a default sweep tries within a scale-up domain for an MoE model.
+inline constexpr int kMaxSweepReplicaXpus = 256;
+
+// The wide expert-parallel replica sizes a default sweep adds for an MoE model: 16, 32, ... XPUs up
+// to the scale-up domain, one rank per routed expert and kMaxSweepReplicaXpus; none for a dense
+// model or a domain of one server.
+std::vector<int> wide_ep_sizes(const System& s, const Model& m);
+
 // The layouts a sweep tries for one system and model: the scenario's named layouts, plus every
-// valid layout (pipeline depth 1) of the scenario's replica sizes, by default the compute tray and
-// 8 XPUs. When none of those sizes holds the model, the fewest whole domains that do (2 or 4, as
-// multi-node serving deploys), with pipeline depths up to the number of domains.
+// valid layout (pipeline depth 1) of the scenario's replica sizes. Without layouts in the
+// scenario: every valid layout of one compute tray and of kServerXpus XPUs, plus the valid wide
+// expert-parallel layouts (tp = ep, DP attention) of wide_ep_sizes. When none of those holds the
+// model (its memory need), every valid layout of the smallest wider power of two within the
+// domain that does, else of the fewest whole domains that do (2 or 4, as multi-node serving
+// deploys), with pipeline depths up to the number of domains.
 // `min_tokens`: KV tokens a layout must hold (the longest request).
 std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const System& s,
                                   const Model& m, const std::string& precision, double min_tokens);

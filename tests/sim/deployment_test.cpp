@@ -91,6 +91,42 @@ TEST(SweepLayouts_Hgx, DeepSeekR1Fp8_NeedsTwoServers_AndTheSweepTriesThem) {
     EXPECT_LE(l.xpus(), 8) << l.label();
 }
 
+TEST(SweepLayouts_Domain, MoeModels_AddWideExpertParallelReplicas_UpToTheDomain) {
+  const Catalog& cat = shipped_catalog();
+  const Model& dsr1 = *cat.find_model("deepseek-r1");  // 256 routed experts
+  const Model& gptoss = *cat.find_model("gpt-oss-120b");  // 128 routed experts
+  EXPECT_EQ(wide_ep_sizes(*cat.find_system("jalapeno-a0"), dsr1),
+            (std::vector<int>{16, 32, 64, 128, 256}));
+  EXPECT_EQ(wide_ep_sizes(*cat.find_system("jalapeno-a0"), gptoss),
+            (std::vector<int>{16, 32, 64, 128}))
+      << "one rank per routed expert at most";
+  EXPECT_EQ(wide_ep_sizes(*cat.find_system("gb200-nvl72"), dsr1), (std::vector<int>{16, 32, 64}))
+      << "within the 72-GPU domain";
+  EXPECT_TRUE(wide_ep_sizes(*cat.find_system("h200-hgx"), dsr1).empty()) << "a one-server domain";
+  EXPECT_TRUE(wide_ep_sizes(*cat.find_system("jalapeno-a0"), *cat.find_model("llama-3.3-70b"))
+                  .empty());
+
+  // The default sweep tries each wide size once, as expert parallelism over DP-attention ranks;
+  // the narrower sizes keep every valid layout.
+  Scenario sc;
+  const auto layouts = sweep_layouts(cat, sc, *cat.find_system("jalapeno-a0"), dsr1, "fp4", 9216);
+  int wide = 0;
+  bool narrow_tp = false;
+  for (const Layout& l : layouts) {
+    if (l.xpus() > 8) {
+      ++wide;
+      EXPECT_TRUE(l.tp == l.ep && l.dp_attention && l.pp == 1) << l.label();
+    }
+    narrow_tp = narrow_tp || (l.xpus() == 8 && !l.dp_attention);
+  }
+  EXPECT_EQ(wide, 5);
+  EXPECT_TRUE(narrow_tp);
+  // A scenario's own sizes replace the defaults, wide ones included.
+  sc.layouts.replica_xpus = {8};
+  for (const Layout& l : sweep_layouts(cat, sc, *cat.find_system("jalapeno-a0"), dsr1, "fp4", 9216))
+    EXPECT_EQ(l.xpus(), 8) << l.label();
+}
+
 TEST(EngineSettings, DpAttentionDefaultBudget_GivesEachAttentionRankItsSlice) {
   const Catalog& cat = shipped_catalog();
   const System& jal = *cat.find_system("jalapeno-a0");  // no catalog budget
