@@ -86,7 +86,8 @@ void add_jobs_option(CLI::App* cmd, int& jobs) {
 
 void add_replica_xpus_option(CLI::App* cmd, std::vector<int>& sizes) {
   cmd->add_option("--replica-xpus", sizes,
-                  "Replica sizes whose layouts the sweeps try (default: the compute tray and 8)")
+                  "Replica sizes whose layouts the sweeps try (default: the compute tray, 8 and "
+                  "the wide expert-parallel sizes within the domain, as racktwin run)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 20));
 }
