@@ -127,6 +127,25 @@ TEST(SweepLayouts_Domain, MoeModels_AddWideExpertParallelReplicas_UpToTheDomain)
     EXPECT_EQ(l.xpus(), 8) << l.label();
 }
 
+TEST(SweepLayouts_Domain, DenseModelNoServerHolds_TakesTheSmallestWiderReplicaThatDoes) {
+  const Catalog& cat = shipped_catalog();
+  // An NVL72 rack of 24 GB parts: 8 of them cannot hold Llama-3.3-70B's 141 GB of BF16 weights.
+  System s = *cat.find_system("gb200-nvl72");
+  Chip small = *s.chip;
+  small.hbm_capacity = Bytes(24e9);
+  s.chip = std::make_shared<const Chip>(small);
+  const auto layouts =
+      sweep_layouts(cat, Scenario{}, s, *cat.find_model("llama-3.3-70b"), "bf16", 9216);
+  ASSERT_FALSE(layouts.empty());
+  bool pure_tp = false;
+  for (const Layout& l : layouts) {
+    EXPECT_EQ(l.xpus(), 16) << l.label();
+    EXPECT_EQ(l.pp, 1) << "within the domain, no pipeline";
+    pure_tp = pure_tp || (l.tp == 16 && !l.dp_attention);
+  }
+  EXPECT_TRUE(pure_tp) << "every valid layout of the size, not only the wide-EP one";
+}
+
 TEST(EngineSettings, DpAttentionDefaultBudget_GivesEachAttentionRankItsSlice) {
   const Catalog& cat = shipped_catalog();
   const System& jal = *cat.find_system("jalapeno-a0");  // no catalog budget
