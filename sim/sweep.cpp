@@ -99,8 +99,9 @@ std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const 
   }
   if (sc.layouts.all_valid()) {
     // Wide expert parallelism within the domain: every rank its own attention and its share of
-    // the experts, as wide-EP deployments serve MoE models (the other layouts of these sizes
-    // only repeat the narrower ones' weights over more XPUs).
+    // the experts, as wide-EP deployments serve MoE models. The other layouts of these sizes
+    // (wide TP, EP without DP attention) tripled the shipped scenario's points and moved only
+    // one figure (docs/scenarios.md "Layouts"); a scenario's replica_xpus still takes them all.
     q.replica_xpus = wide_ep_sizes(s, m);
     if (!q.replica_xpus.empty())
       fits = add_valid([](const Layout& l) { return l.ep == l.tp && l.dp_attention; }) || fits;
