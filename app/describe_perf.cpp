@@ -32,10 +32,10 @@ std::string iteration_title(const IterationTime& t) {
                                        : "prior '" + t.prior + "'";
   return s + fmt::format(
                  "\nefficiency: {}{} (mfu {:g}, mbu {:g}, comm_eff {:g}, alpha {}, overlap {:g}, "
-                 "layer {}, step {}, MoE imbalance {:g})",
+                 "layer {}, step {}, per sequence {}, MoE imbalance {:g})",
                  origin, a.prior ? ", as asked" : ", as run uses", e.mfu, e.mbu, e.comm_eff,
                  format(e.alpha), e.overlap, format(e.layer_overhead), format(e.step_overhead),
-                 e.moe_imbalance);
+                 format(e.seq_overhead), e.moe_imbalance);
 }
 
 Section terms_section(const perf::Breakdown& b) {

@@ -66,6 +66,7 @@ Json efficiency_json(const perf::Efficiency& e) {
           {"overlap", e.overlap},
           {"layer_overhead_s", e.layer_overhead.value()},
           {"step_overhead_s", e.step_overhead.value()},
+          {"seq_overhead_s", e.seq_overhead.value()},
           {"moe_imbalance", e.moe_imbalance},
           {"request_latency_s", e.request_latency.value()}};
 }

@@ -43,7 +43,8 @@ const std::vector<ParamRule>& param_rules();
 
 struct FitOptions {
   std::vector<std::string> params{
-      "mfu", "mbu", "comm_eff", "alpha", "layer_overhead", "step_overhead", "request_latency"};
+      "mfu",           "mbu",          "comm_eff",       "alpha",
+      "layer_overhead", "step_overhead", "seq_overhead", "request_latency"};
   std::vector<std::string> systems;  // empty: every system that has points
   double data_sigma = 0.05;          // log error that weighs as much as one prior sigma
   int max_iterations = 12;           // optimiser steps per round

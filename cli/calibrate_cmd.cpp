@@ -16,7 +16,8 @@ namespace {
 
 std::string param_text(const perf::Efficiency& e, const std::string& name) {
   const double v = *perf::efficiency_parameter(e, name);
-  if (name == "alpha" || name == "layer_overhead" || name == "step_overhead")
+  if (name == "alpha" || name == "layer_overhead" || name == "step_overhead" ||
+      name == "seq_overhead")
     return fmt::format("{:.3g} us", v * 1e6);
   if (name == "request_latency")  // below a microsecond it is nothing a user could measure
     return v < 1e-6 ? std::string("0 ms") : fmt::format("{:.3g} ms", v * 1e3);
@@ -99,7 +100,7 @@ void add_calibrate_command(CLI::App& app, Commands& out, std::string command_lin
       ->delimiter(',');
   cmd->add_option("--params", a->params,
                   "Parameters to fit (default: mfu,mbu,comm_eff,alpha,layer_overhead,step_overhead,"
-                  "request_latency)")
+                  "seq_overhead,request_latency)")
       ->delimiter(',');
   cmd->add_option("--out", a->out,
                   "Calibration file to write (default: calibration.yaml in the catalog directory)");

@@ -218,7 +218,8 @@ struct Loader {
 
 // Reads the efficiency parameters with `number(key, lo, hi)` and `time(key, required)` (each
 // returns an optional); false when one of them is missing or invalid. The ranges are the loader's
-// checks. `request_latency` is optional (0 when absent): files written before it existed load.
+// checks. `seq_overhead` and `request_latency` are optional (0 when absent): files written before
+// they existed load, with the costs they were fitted without.
 template <class Number, class Time>
 bool read_efficiency_values(perf::Efficiency& e, Number number, Time time) {
   bool ok = true;
@@ -242,6 +243,10 @@ bool read_efficiency_values(perf::Efficiency& e, Number number, Time time) {
   t("layer_overhead", e.layer_overhead);
   t("step_overhead", e.step_overhead);
   frac("moe_imbalance", e.moe_imbalance, 1.0, 8.0);
+  if (auto v = time("seq_overhead", false))
+    e.seq_overhead = *v;
+  else
+    ok = false;
   if (auto v = time("request_latency", false))
     e.request_latency = *v;
   else

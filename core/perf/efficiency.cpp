@@ -17,6 +17,7 @@ Member member(Efficiency& e, std::string_view name) {
   if (name == "overlap") return {&e.overlap, nullptr};
   if (name == "layer_overhead") return {nullptr, &e.layer_overhead};
   if (name == "step_overhead") return {nullptr, &e.step_overhead};
+  if (name == "seq_overhead") return {nullptr, &e.seq_overhead};
   if (name == "moe_imbalance") return {&e.moe_imbalance, nullptr};
   if (name == "request_latency") return {nullptr, &e.request_latency};
   return {};
@@ -25,9 +26,9 @@ Member member(Efficiency& e, std::string_view name) {
 }  // namespace
 
 const std::vector<std::string>& efficiency_parameter_names() {
-  static const std::vector<std::string> names{"mfu",           "mbu",           "comm_eff",
-                                              "alpha",         "overlap",       "layer_overhead",
-                                              "step_overhead", "moe_imbalance", "request_latency"};
+  static const std::vector<std::string> names{
+      "mfu",           "mbu",          "comm_eff",      "alpha",          "overlap",
+      "layer_overhead", "step_overhead", "seq_overhead", "moe_imbalance", "request_latency"};
   return names;
 }
 

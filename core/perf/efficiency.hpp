@@ -22,6 +22,10 @@ struct Efficiency {
   double overlap = 0.0;   // fraction of communication hidden behind computation [0-1)
   Seconds layer_overhead{4e-6};   // fixed cost per layer per pass (kernel launches, norms, sync)
   Seconds step_overhead{150e-6};  // fixed cost per engine iteration (scheduler, sampling, host)
+  // Host cost per sequence per engine iteration on the busiest scheduler (one per replica, one
+  // per attention rank under DP attention): input preparation, sampling and detokenisation,
+  // block-table and bookkeeping work that grows with the batch.
+  Seconds seq_overhead{10e-6};
   double moe_imbalance = 1.25;    // tokens on the busiest EP rank / mean tokens per EP rank (>= 1)
   // Latency the serving front end adds to every request before it reaches a replica (HTTP,
   // tokenization, routing). It delays the request's first token and its end, not the engine.

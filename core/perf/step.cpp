@@ -470,6 +470,12 @@ StepModel::Shares StepModel::shares(const IterationShape& s) const {
           s.prefill_rank_attended_share >= 0 ? s.prefill_rank_attended_share : chunks};
 }
 
+double StepModel::scheduled_items(const IterationShape& s) const {
+  if (!dpa_) return s.decode_seqs + s.prefill_chunks;
+  auto busiest = [&](double n) { return n > 0 ? std::ceil(n / tp_ - 1e-9) : 0.0; };
+  return busiest(s.decode_seqs) + busiest(s.prefill_chunks);
+}
+
 Breakdown StepModel::step(const IterationShape& full) const {
   Breakdown b;
   const double items = full.decode_seqs + full.prefill_chunks;
@@ -563,8 +569,8 @@ Breakdown StepModel::step(const IterationShape& full) const {
   b.communication = Seconds(exposed);
   b.comm_raw = Seconds(comm);
   b.roofline = Seconds(ops.roofline);
-  b.overhead =
-      Seconds(layers_ * eff_.layer_overhead.value() + eff_.step_overhead.value() + draft_overhead);
+  b.overhead = Seconds(layers_ * eff_.layer_overhead.value() + eff_.step_overhead.value() +
+                       draft_overhead + eff_.seq_overhead.value() * scheduled_items(full));
   b.total = b.compute + b.memory + b.communication + b.overhead;
   // Per-XPU volumes: an XPU holds 1/pp of the layers and sees every microbatch.
   for (const auto& p : b.parts) {

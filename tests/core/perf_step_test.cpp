@@ -34,6 +34,7 @@ Efficiency bare(double mfu = 0.6, double mbu = 0.8) {
   e.overlap = 0.0;
   e.layer_overhead = Seconds(0);
   e.step_overhead = Seconds(0);
+  e.seq_overhead = Seconds(0);
   e.moe_imbalance = 1.0;
   return e;
 }
@@ -446,6 +447,33 @@ TEST(PerfStep_HandChecked, GqaBeyondKvHeads_ReplicatesKvProjections) {
   // per layer, 1/8 on this rank) + 3 activation passes over 8192 BF16 values.
   const double expected = 80 * (per_rank * 2 + 2 * (2 * 8 * 128 * 2.0) / 8 + 3 * h * 2);
   EXPECT_NEAR(b.parts[kAttention].bytes.value() / expected, 1.0, 1e-12);
+}
+
+TEST(PerfStep_HandChecked, SeqOverhead_CountsTheBusiestSchedulersSequences) {
+  // 100 us per sequence: 37 decode sequences and 3 prefill chunks cost 40 x 100 us on the one
+  // scheduler of a replica; under DP attention over 8 ranks the busiest rank schedules
+  // ceil(37 / 8) = 5 decode sequences and ceil(3 / 8) = 1 chunk, so 6 x 100 us.
+  Efficiency host = bare();
+  host.seq_overhead = Seconds(100e-6);
+  IterationShape s = IterationShape::decode(37, 37 * 2000.0);
+  for (int i = 0; i < 3; ++i) s.add_prefill_chunk(512, 0, true);
+  for (const bool dpa : {false, true}) {
+    const Layout l = tp(8, 8, 1, dpa);
+    const double without = make("deepseek-r1", "gb300-nvl72", l, "fp4").step(s).overhead.value();
+    const Breakdown with = make("deepseek-r1", "gb300-nvl72", l, "fp4", host).step(s);
+    EXPECT_NEAR(with.overhead.value() - without, (dpa ? 6 : 40) * 100e-6, 1e-12) << dpa;
+    EXPECT_DOUBLE_EQ(with.total.value(), with.compute.value() + with.memory.value() +
+                                             with.communication.value() + with.overhead.value());
+  }
+  // The cost grows with the batch and stays off the roofline (host work is not hardware work).
+  const StepModel m = make("gpt-oss-120b", "h100-hgx", tp(1), "fp4", host);
+  const Breakdown small = m.step(IterationShape::decode(8, 8 * 1000.0));
+  const Breakdown large = m.step(IterationShape::decode(256, 256 * 1000.0));
+  EXPECT_NEAR(large.overhead.value() - small.overhead.value(), 248 * 100e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(
+      large.roofline.value(),
+      make("gpt-oss-120b", "h100-hgx", tp(1), "fp4").step(IterationShape::decode(256, 256 * 1000.0))
+          .roofline.value());
 }
 
 TEST(PerfStep_Invariants, EmptyIteration_CostsNothing) {

@@ -80,6 +80,34 @@ TEST(CatalogErrors_Valid, SmallCatalog_Loads) {
   EXPECT_EQ(c->models.at("dense-a")->fields.front().provenance.sources.front(), "src");
 }
 
+TEST(CatalogErrors_Efficiency, SeqOverheadIsOptional_AbsentMeansNoPerSequenceCost) {
+  // Priors and calibrations written before the per-sequence host cost existed were fitted without
+  // it, so an absent seq_overhead loads as 0; a present one loads with its unit.
+  const std::string prior = R"(efficiency_priors:
+  - id: default
+    description: "test prior"
+    mfu: {value: 0.5, assumption: true, reason: r}
+    mbu: {value: 0.75, assumption: true, reason: r}
+    comm_eff: {value: 0.7, assumption: true, reason: r}
+    alpha: {value: 2 us, assumption: true, reason: r}
+    overlap: {value: 0.0, assumption: true, reason: r}
+    layer_overhead: {value: 4 us, assumption: true, reason: r}
+    step_overhead: {value: 150 us, assumption: true, reason: r}
+    moe_imbalance: {value: 1.25, assumption: true, reason: r}
+)";
+  for (const std::string extra : {"", "    seq_overhead: {value: 25 us, assumption: true, reason: r}\n"}) {
+    TempFile f("catalog.yaml", kValid + prior + extra);
+    auto c = load_catalog_files({f.path()});
+    ASSERT_TRUE(c.has_value()) << dump(c.error());
+    const auto* p = c->efficiency_prior_for("sys-a");
+    ASSERT_NE(p, nullptr);
+    EXPECT_DOUBLE_EQ(p->values.seq_overhead.value(), extra.empty() ? 0.0 : 25e-6) << extra;
+  }
+  const auto bad = load_errors(kValid + prior +
+                               "    seq_overhead: {value: 25 GB, assumption: true, reason: r}\n");
+  EXPECT_NE(dump(bad).find("seq_overhead"), std::string::npos) << dump(bad);
+}
+
 TEST(CatalogErrors_Units, BadUnit_ReportsLineAndExpectedDimension) {
   auto d = load_errors(replace(kValid, "tdp: 700 W", "tdp: 700 Q"));
   const Diagnostic* e = find_diag(d, "unknown unit 'Q'");
