@@ -136,6 +136,59 @@ TEST(Calibrate_Systems, OneSystemsFit_DoesNotDependOnTheOthers) {
   EXPECT_EQ(ga.iterations, gb.iterations);
 }
 
+// A system whose full sweeps still disagree with its cut after the last round keeps the round
+// whose full sweeps scored best. The full sweeps are skewed on purpose: round 1's TPOTs x 1.3 (it
+// disagrees, so a second round runs), round 2's x 3 (worse); the fit must end on round 1's.
+TEST(Calibrate_Rounds, LastRoundWorse_KeepsTheRoundWhoseFullSweepsScoredBest) {
+  app::JobOptions jobs;
+  jobs.jobs = 2;
+  calib::PredictOptions po;
+  po.concurrency = {1, 64};
+  const auto pts = synthetic("jalapeno-a0", 1.0, 1.0, po, jobs);
+  ASSERT_EQ(pts.size(), 2u);
+  calib::FitOptions opt;
+  int full = 0;            // full sweeps asked for so far
+  bool next_full = false;  // the next batch is a full sweep
+  std::vector<double> min_tpot;  // per full sweep, its least median TPOT (s), skew applied
+  std::vector<std::string> said;
+  opt.progress = [&](const std::string& line) {
+    said.push_back(line);
+    if (line.starts_with("simulating the full sweeps")) next_full = true;
+  };
+  opt.simulate = [&](const std::vector<sim::PointSpec>& specs) {
+    auto r = app::simulate_in_workers(shipped_catalog(), specs, jobs);
+    if (r && next_full) {
+      ++full;
+      const double skew = full == 2 ? 1.3 : full == 3 ? 3.0 : 1.0;
+      double least = 1e30;
+      for (auto& p : *r) {
+        p.tpot.median *= skew;
+        if (p.tpot.median > 0) least = std::min(least, p.tpot.median);
+      }
+      min_tpot.push_back(least);
+    }
+    next_full = false;
+    return r;
+  };
+  opt.params = {"step_overhead"};
+  opt.predict = po;
+  opt.max_iterations = 3;
+  opt.rounds = 2;
+  auto fit = calib::calibrate(shipped_catalog(), pts, opt);
+  ASSERT_TRUE(fit.has_value()) << fit.error();
+  EXPECT_EQ(full, 3);
+  EXPECT_TRUE(std::any_of(said.begin(), said.end(), [](const std::string& l) {
+    return l.find("jalapeno-a0: keeps the parameters whose full sweeps scored best") !=
+           std::string::npos;
+  }));
+  // The minimum TBT is round 1's full sweeps' (skewed x 1.3), not round 2's (x 3).
+  ASSERT_EQ(min_tpot.size(), 3u);
+  const auto& tbt = fit->final[1];
+  ASSERT_TRUE(tbt.predicted.has_value()) << tbt.error;
+  EXPECT_DOUBLE_EQ(*tbt.predicted, min_tpot[1] * 1e3);
+  EXPECT_GT(min_tpot[2], 2.0 * min_tpot[1]);
+}
+
 TEST(Calibrate_Options, UnknownParameterOrSystem_IsAnError) {
   std::vector<ReferencePoint> pts(1);
   pts[0].id = "p";
