@@ -143,7 +143,7 @@ TEST(Calibrate_Rounds, LastRoundWorse_KeepsTheRoundWhoseFullSweepsScoredBest) {
   app::JobOptions jobs;
   jobs.jobs = 2;
   calib::PredictOptions po;
-  po.concurrency = {1, 64};
+  po.concurrency = {1, 4};
   const auto pts = synthetic("jalapeno-a0", 1.0, 1.0, po, jobs);
   ASSERT_EQ(pts.size(), 2u);
   calib::FitOptions opt;
@@ -172,7 +172,7 @@ TEST(Calibrate_Rounds, LastRoundWorse_KeepsTheRoundWhoseFullSweepsScoredBest) {
   };
   opt.params = {"step_overhead"};
   opt.predict = po;
-  opt.max_iterations = 3;
+  opt.max_iterations = 2;
   opt.rounds = 2;
   auto fit = calib::calibrate(shipped_catalog(), pts, opt);
   ASSERT_TRUE(fit.has_value()) << fit.error();
@@ -186,7 +186,7 @@ TEST(Calibrate_Rounds, LastRoundWorse_KeepsTheRoundWhoseFullSweepsScoredBest) {
   const auto& tbt = fit->final[1];
   ASSERT_TRUE(tbt.predicted.has_value()) << tbt.error;
   EXPECT_DOUBLE_EQ(*tbt.predicted, min_tpot[1] * 1e3);
-  EXPECT_GT(min_tpot[2], 2.0 * min_tpot[1]);
+  EXPECT_NE(*tbt.predicted, min_tpot[2] * 1e3);
 }
 
 TEST(Calibrate_Options, UnknownParameterOrSystem_IsAnError) {
