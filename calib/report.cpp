@@ -89,8 +89,8 @@ void entry(std::string& out, const CalibratedEfficiency& e) {
   out += "      values: {mfu: " + num(v.mfu) + ", mbu: " + num(v.mbu) +
          ", comm_eff: " + num(v.comm_eff) + ", alpha: " + micro(v.alpha) +
          ", overlap: " + num(v.overlap) + ", layer_overhead: " + micro(v.layer_overhead) +
-         ", step_overhead: " + micro(v.step_overhead) +
-         ", seq_overhead: " + micro(v.seq_overhead) + ", moe_imbalance: " + num(v.moe_imbalance) +
+         ", step_overhead: " + micro(v.step_overhead) + ", seq_overhead: " + micro(v.seq_overhead) +
+         ", moe_imbalance: " + num(v.moe_imbalance) +
          ", request_latency: " + milli(v.request_latency) + "}\n";
   if (!e.family) {
     out += "      residuals:\n";

@@ -98,9 +98,9 @@ void add_calibrate_command(CLI::App& app, Commands& out, std::string command_lin
       ->required();
   cmd->add_option("--systems", a->systems, "Fit only these systems (default: every one in FILE)")
       ->delimiter(',');
-  cmd->add_option("--params", a->params,
-                  "Parameters to fit (default: mfu,mbu,comm_eff,alpha,layer_overhead,step_overhead,"
-                  "seq_overhead,request_latency)")
+  cmd->add_option(
+         "--params", a->params,
+         fmt::format("Parameters to fit (default: {})", fmt::join(calib::FitOptions{}.params, ",")))
       ->delimiter(',');
   cmd->add_option("--out", a->out,
                   "Calibration file to write (default: calibration.yaml in the catalog directory)");

@@ -26,9 +26,11 @@ Member member(Efficiency& e, std::string_view name) {
 }  // namespace
 
 const std::vector<std::string>& efficiency_parameter_names() {
-  static const std::vector<std::string> names{
-      "mfu",           "mbu",          "comm_eff",      "alpha",          "overlap",
-      "layer_overhead", "step_overhead", "seq_overhead", "moe_imbalance", "request_latency"};
+  static const std::vector<std::string> names{"mfu",           "mbu",
+                                              "comm_eff",      "alpha",
+                                              "overlap",       "layer_overhead",
+                                              "step_overhead", "seq_overhead",
+                                              "moe_imbalance", "request_latency"};
   return names;
 }
 

@@ -26,7 +26,7 @@ struct Efficiency {
   // per attention rank under DP attention): input preparation, sampling and detokenisation,
   // block-table and bookkeeping work that grows with the batch.
   Seconds seq_overhead{10e-6};
-  double moe_imbalance = 1.25;    // tokens on the busiest EP rank / mean tokens per EP rank (>= 1)
+  double moe_imbalance = 1.25;  // tokens on the busiest EP rank / mean tokens per EP rank (>= 1)
   // Latency the serving front end adds to every request before it reaches a replica (HTTP,
   // tokenization, routing). It delays the request's first token and its end, not the engine.
   Seconds request_latency{0.0};

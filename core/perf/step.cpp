@@ -461,9 +461,13 @@ void StepModel::lm_head(Ops& ops, Part part, double sampled) const {
 // holds ceil(n / tp) of the n decode sequences, and the prefill share the engine scheduled
 // (IterationShape::prefill_rank_token_share), else ceil(c / tp) of the c chunks (chunks are not
 // split).
+double StepModel::on_busiest_rank(double n) const {
+  return n > 0 ? std::ceil(n / tp_ - 1e-9) : 0.0;
+}
+
 StepModel::Shares StepModel::shares(const IterationShape& s) const {
   if (!dpa_) return {};
-  auto share = [&](double n) { return n > 0 ? std::ceil(n / tp_ - 1e-9) / n : 0.0; };
+  auto share = [&](double n) { return n > 0 ? on_busiest_rank(n) / n : 0.0; };
   const double chunks = share(s.prefill_chunks);
   return {share(s.decode_seqs),
           s.prefill_rank_token_share >= 0 ? s.prefill_rank_token_share : chunks,
@@ -472,8 +476,7 @@ StepModel::Shares StepModel::shares(const IterationShape& s) const {
 
 double StepModel::scheduled_items(const IterationShape& s) const {
   if (!dpa_) return s.decode_seqs + s.prefill_chunks;
-  auto busiest = [&](double n) { return n > 0 ? std::ceil(n / tp_ - 1e-9) : 0.0; };
-  return busiest(s.decode_seqs) + busiest(s.prefill_chunks);
+  return on_busiest_rank(s.decode_seqs) + on_busiest_rank(s.prefill_chunks);
 }
 
 Breakdown StepModel::step(const IterationShape& full) const {

@@ -183,6 +183,8 @@ class StepModel {
     double prefill_attended = 1.0;  // and of the key positions they attend to
   };
   Shares shares(const IterationShape& s) const;
+  // Whole items of n on the busiest of the tp DP-attention ranks: ceil(n / tp).
+  double on_busiest_rank(double n) const;
   // Sequences (decode sequences and prefill chunks) of the iteration on the busiest scheduler:
   // the replica's one, or under DP attention the busiest attention rank's (whole items each).
   double scheduled_items(const IterationShape& s) const;

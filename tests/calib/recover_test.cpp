@@ -147,8 +147,8 @@ TEST(Calibrate_Rounds, LastRoundWorse_KeepsTheRoundWhoseFullSweepsScoredBest) {
   const auto pts = synthetic("jalapeno-a0", 1.0, 1.0, po, jobs);
   ASSERT_EQ(pts.size(), 2u);
   calib::FitOptions opt;
-  int full = 0;            // full sweeps asked for so far
-  bool next_full = false;  // the next batch is a full sweep
+  int full = 0;                  // full sweeps asked for so far
+  bool next_full = false;        // the next batch is a full sweep
   std::vector<double> min_tpot;  // per full sweep, its least median TPOT (s), skew applied
   std::vector<std::string> said;
   opt.progress = [&](const std::string& line) {

@@ -470,10 +470,9 @@ TEST(PerfStep_HandChecked, SeqOverhead_CountsTheBusiestSchedulersSequences) {
   const Breakdown small = m.step(IterationShape::decode(8, 8 * 1000.0));
   const Breakdown large = m.step(IterationShape::decode(256, 256 * 1000.0));
   EXPECT_NEAR(large.overhead.value() - small.overhead.value(), 248 * 100e-6, 1e-12);
-  EXPECT_DOUBLE_EQ(
-      large.roofline.value(),
-      make("gpt-oss-120b", "h100-hgx", tp(1), "fp4").step(IterationShape::decode(256, 256 * 1000.0))
-          .roofline.value());
+  EXPECT_DOUBLE_EQ(large.roofline.value(), make("gpt-oss-120b", "h100-hgx", tp(1), "fp4")
+                                               .step(IterationShape::decode(256, 256 * 1000.0))
+                                               .roofline.value());
 }
 
 TEST(PerfStep_Invariants, EmptyIteration_CostsNothing) {

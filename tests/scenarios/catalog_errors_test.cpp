@@ -95,7 +95,8 @@ TEST(CatalogErrors_Efficiency, SeqOverheadIsOptional_AbsentMeansNoPerSequenceCos
     step_overhead: {value: 150 us, assumption: true, reason: r}
     moe_imbalance: {value: 1.25, assumption: true, reason: r}
 )";
-  for (const std::string extra : {"", "    seq_overhead: {value: 25 us, assumption: true, reason: r}\n"}) {
+  for (const std::string extra :
+       {"", "    seq_overhead: {value: 25 us, assumption: true, reason: r}\n"}) {
     TempFile f("catalog.yaml", kValid + prior + extra);
     auto c = load_catalog_files({f.path()});
     ASSERT_TRUE(c.has_value()) << dump(c.error());
