@@ -1,5 +1,8 @@
 #include "app/validate.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -79,6 +82,20 @@ std::string efficiency_origins(const Catalog& cat, const std::vector<ReferencePo
   return efficiency_origins(origin);
 }
 
+void SweepChoice::apply(calib::PredictOptions& opt) const {
+  if (!replica_xpus.empty()) opt.replica_xpus = replica_xpus;
+  if (!concurrency.empty()) opt.concurrency = concurrency;
+}
+
+std::string SweepChoice::describe() const {
+  std::string out;
+  if (!concurrency.empty()) out = fmt::format("clients {}", fmt::join(concurrency, ","));
+  if (!replica_xpus.empty())
+    out +=
+        fmt::format("{}replicas of {} XPUs", out.empty() ? "" : "; ", fmt::join(replica_xpus, ","));
+  return out;
+}
+
 int Validation::exit_code() const {
   return !points->rejected.empty() ? 2 : summary.failed > 0 ? 1 : 0;
 }
@@ -90,8 +107,9 @@ std::expected<Validation, Failure> validate_points(const Catalog& cat, const Val
   v.points = *pf;
   calib::PredictOptions opt;
   if (rq.seed) opt.seed = *rq.seed;
-  opt.replica_xpus = rq.replica_xpus;
+  rq.sweep.apply(opt);
   v.seed = opt.seed;
+  v.sweep = rq.sweep.describe();
   const auto plan = calib::plan_predictions(cat, v.points->points, opt);
   auto results = simulate_in_workers(cat, plan.specs, rq.job);
   if (!results) return std::unexpected(Failure::of(Failure::Kind::runtime, results.error()));
@@ -144,6 +162,7 @@ Json Validation::to_json() const {
               {"file", points->file},
               {"points_hash", points->hash},
               {"seed", seed},
+              {"sweep", sweep.empty() ? Json("default") : Json(sweep)},
               {"efficiency", origins},
               {"points", pts},
               {"power", checks},
@@ -162,7 +181,7 @@ std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
   if (!pf) return std::unexpected(pf.error());
   calib::FitOptions opt = fit_options(cat, rq.params, rq.iterations, rq.rounds, rq.job);
   opt.systems = rq.systems;
-  opt.predict.replica_xpus = rq.replica_xpus;
+  rq.sweep.apply(opt.predict);
   opt.progress = rq.progress;
   auto fit = calib::calibrate(cat, (*pf)->points, opt);
   if (!fit) return std::unexpected(Failure::of(Failure::Kind::input, fit.error()));
@@ -202,6 +221,7 @@ std::expected<CrossValidations, Failure> crossval_points(const Catalog& cat,
   auto pf = load_valid_points(cat, rq.points_files);
   if (!pf) return std::unexpected(pf.error());
   calib::FitOptions opt = fit_options(cat, rq.params, rq.iterations, rq.rounds, rq.job);
+  rq.sweep.apply(opt.predict);
   opt.progress = rq.progress;
   CrossValidations out;
   out.points = *pf;

@@ -1,7 +1,7 @@
 #pragma once
-// The use cases `racktwin validate FILE...` and `racktwin calibrate FILE...`: predicting published points
-// through the sweep code of `racktwin run` (calib/predict.hpp), simulated in worker processes, and
-// fitting each system's efficiency parameters to them (calib/calibrate.hpp).
+// The use cases `racktwin validate FILE...` and `racktwin calibrate FILE...`: predicting published
+// points through the sweep code of `racktwin run` (calib/predict.hpp), simulated in worker
+// processes, and fitting each system's efficiency parameters to them (calib/calibrate.hpp).
 //
 // Contract: never prints; progress lines go to the request's callback. A calibration writes its
 // file through a temporary file renamed into place, so a failed write leaves the old one.
@@ -27,16 +27,28 @@
 
 namespace racktwin::app {
 
+// What the sweeps behind a prediction try, where the command line narrows it: the replica sizes
+// whose layouts are tried and the client counts (empty: calib::PredictOptions' defaults, as
+// `racktwin run`). A smaller sweep is quicker and may miss the peak a published point reports.
+struct SweepChoice {
+  std::vector<int> replica_xpus;
+  std::vector<int> concurrency;
+  void apply(calib::PredictOptions& opt) const;
+  // "" at the defaults, else what differs, e.g. "clients 1,16; replicas of 8 XPUs".
+  std::string describe() const;
+};
+
 struct ValidateRequest {
   std::vector<std::string> points_files;  // read as one (load_points_files)
-  std::optional<std::uint64_t> seed;  // unset: calib::PredictOptions' default
-  std::vector<int> replica_xpus;
+  std::optional<std::uint64_t> seed;      // unset: calib::PredictOptions' default
+  SweepChoice sweep;
   JobOptions job;
 };
 
 struct Validation {
   std::shared_ptr<const PointsFile> points;
   std::uint64_t seed = 0;
+  std::string sweep;                           // SweepChoice::describe
   std::map<std::string, std::string> origins;  // system: where its efficiencies come from
   std::vector<calib::Prediction> predictions;  // point by point, pointing into `points`
   calib::ErrorSummary summary;
@@ -49,11 +61,11 @@ struct Validation {
 std::expected<Validation, Failure> validate_points(const Catalog& cat, const ValidateRequest& rq);
 
 struct CalibrateRequest {
-  std::vector<std::string> points_files;  // read as one (load_points_files)
+  std::vector<std::string> points_files;     // read as one (load_points_files)
   std::vector<std::string> systems, params;  // empty: every system with points, the defaults
   std::string out;  // calibration file; empty: calibration.yaml in the catalog directory
   int iterations = 0, rounds = 0;  // 0: calib::FitOptions' defaults
-  std::vector<int> replica_xpus;
+  SweepChoice sweep;
   std::string command;  // recorded in the file
   JobOptions job;
   std::function<void(const std::string&)> progress;
@@ -77,6 +89,7 @@ struct CrossvalRequest {
   std::vector<calib::HoldOut> by;         // empty: system, model and shape
   std::vector<std::string> params;        // empty: calib::FitOptions' defaults
   int iterations = 0, rounds = 0;         // 0: calib::FitOptions' defaults
+  SweepChoice sweep;
   JobOptions job;
   std::function<void(const std::string&)> progress;
 };

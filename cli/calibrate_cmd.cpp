@@ -81,6 +81,8 @@ int calibrate(const Catalog& cat, app::CalibrateRequest rq) {
     return code;
   }
   print_report(*c, seconds());
+  if (const std::string narrowed = rq.sweep.describe(); !narrowed.empty())
+    fmt::print("sweep narrowed to {}: the fit saw only those sweep points\n", narrowed);
   return kExitOk;
 }
 
@@ -105,7 +107,7 @@ void add_calibrate_command(CLI::App& app, Commands& out, std::string command_lin
   cmd->add_option("--out", a->out,
                   "Calibration file to write (default: calibration.yaml in the catalog directory)");
   add_jobs_option(cmd, a->job.jobs);
-  add_replica_xpus_option(cmd, a->replica_xpus);
+  add_sweep_options(cmd, a->sweep);
   cmd->add_option("--iterations", a->iterations, "Optimiser steps per round (default: 12)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--rounds", a->rounds,

@@ -17,6 +17,10 @@ namespace CLI {
 class App;
 }
 
+namespace racktwin::app {
+struct SweepChoice;
+}
+
 namespace racktwin::cli {
 
 inline constexpr int kExitOk = 0;
@@ -53,7 +57,8 @@ void add_validate_command(CLI::App& app, Commands& out);
 // exit code: 2 for input, 1 for runtime failures.
 int print_failure(const app::Failure& f, const std::string& command);
 void add_jobs_option(CLI::App* cmd, int& jobs);
-void add_replica_xpus_option(CLI::App* cmd, std::vector<int>& sizes);
+// --replica-xpus and --concurrency: what the sweeps of validate, calibrate and crossval try.
+void add_sweep_options(CLI::App* cmd, app::SweepChoice& sweep);
 // --seed: a decimal number from 0 to 2^64-1; anything else (a sign included) is a usage error.
 void add_seed_option(CLI::App* cmd, std::optional<std::uint64_t>& seed, const std::string& what);
 

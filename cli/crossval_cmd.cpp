@@ -66,8 +66,10 @@ int crossval(const Catalog& cat, CrossvalArgs& a) {
   };
   auto cv = app::crossval_points(cat, a.request);
   if (!cv) return print_failure(cv.error(), "crossval");
-  fmt::print("racktwin {} (commit {}): {} ({}), {} points\n", kVersion, kGitCommit,
-             cv->points->file, cv->points->hash, cv->points->points.size());
+  const std::string narrowed = a.request.sweep.describe();
+  fmt::print("racktwin {} (commit {}): {} ({}), {} points{}\n", kVersion, kGitCommit,
+             cv->points->file, cv->points->hash, cv->points->points.size(),
+             narrowed.empty() ? "" : ", sweep narrowed to " + narrowed);
   for (const auto& run : cv->runs) print_run(run);
   fmt::print("\n");
   for (const auto& run : cv->runs)
@@ -99,6 +101,7 @@ void add_crossval_command(CLI::App& app, Commands& out) {
                   "Parameters to fit (default: as racktwin calibrate)")
       ->delimiter(',');
   add_jobs_option(cmd, a->request.job.jobs);
+  add_sweep_options(cmd, a->request.sweep);
   cmd->add_option("--iterations", a->request.iterations, "Optimiser steps per round (default: 12)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--rounds", a->request.rounds,

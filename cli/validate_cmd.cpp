@@ -36,8 +36,8 @@ void print_table(const app::Validation& v) {
     if (!p.predicted)
       fmt::print(stderr, "racktwin validate: point {} ({}:{}): cannot predict: {}\n", p.point->id,
                  path, p.point->where.line, p.error);
-  fmt::print("racktwin {} (commit {}): {} ({}), seed {}\n", kVersion, kGitCommit, path,
-             v.points->hash, v.seed);
+  fmt::print("racktwin {} (commit {}): {} ({}), seed {}{}\n", kVersion, kGitCommit, path,
+             v.points->hash, v.seed, v.sweep.empty() ? "" : ", sweep narrowed to " + v.sweep);
   fmt::print("efficiency: {}\n\n", app::efficiency_origins(v.origins));
   Table t({"id", "system", "model", "metric", "published", "predicted", "error %"});
   for (const auto& p : v.predictions) {
@@ -84,10 +84,15 @@ void add_jobs_option(CLI::App* cmd, int& jobs) {
       ->check(CLI::Range(1, 1024));
 }
 
-void add_replica_xpus_option(CLI::App* cmd, std::vector<int>& sizes) {
-  cmd->add_option("--replica-xpus", sizes,
+void add_sweep_options(CLI::App* cmd, app::SweepChoice& sweep) {
+  cmd->add_option("--replica-xpus", sweep.replica_xpus,
                   "Replica sizes whose layouts the sweeps try (default: the compute tray, 8 and "
                   "the wide expert-parallel sizes within the domain, as racktwin run)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--concurrency", sweep.concurrency,
+                  "Client counts the sweeps run, e.g. 1,16 for a quick look (default: 1 to 1024 "
+                  "by factors of 2, as the InferenceX sweeps; a smaller sweep may miss a peak)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 20));
 }
@@ -115,7 +120,7 @@ void add_validate_command(CLI::App& app, Commands& out) {
       ->required();
   cmd->add_flag("--json", a->json, "Every point and the summary, machine-readable");
   add_seed_option(cmd, a->request.seed, "Master seed of the sweeps (default: 20260801)");
-  add_replica_xpus_option(cmd, a->request.replica_xpus);
+  add_sweep_options(cmd, a->request.sweep);
   add_jobs_option(cmd, a->request.job.jobs);
   out.push_back({cmd, [a](const Catalog& cat) { return validate(cat, *a); }});
 }

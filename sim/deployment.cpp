@@ -111,8 +111,20 @@ std::expected<Deployment, std::string> deploy(std::shared_ptr<const topology::To
   return d;
 }
 
+std::shared_ptr<const topology::Topology> TopologyCache::get(const System& system, int domains) {
+  auto& t = built_[{&system, domains}];
+  if (!t) t = std::make_shared<const topology::Topology>(topology::build(system, domains));
+  return t;
+}
+
 std::expected<Deployment, std::string> deploy(const System& system, int replica_xpus,
                                               int replicas) {
+  TopologyCache own;
+  return deploy(system, replica_xpus, replicas, own);
+}
+
+std::expected<Deployment, std::string> deploy(const System& system, int replica_xpus, int replicas,
+                                              TopologyCache& cache) {
   if (replica_xpus < 1 || replicas < 1)
     return std::unexpected("a deployment needs at least one replica of at least one XPU");
   const bool spans = replica_xpus > system.domain_xpus;
@@ -124,13 +136,12 @@ std::expected<Deployment, std::string> deploy(const System& system, int replica_
   try {
     // Replicas one domain holds, then as many domains as the replicas need; a replica larger than
     // a domain takes whole domains.
-    auto one = std::make_shared<const topology::Topology>(topology::build(system, 1));
+    auto one = cache.get(system, 1);
     int domains = 0;
     if (spans) {
       domains = replicas * (replica_xpus / system.domain_xpus);
     } else {
-      const auto per_domain =
-          static_cast<int>(topology::place(*one, replica_xpus).replicas.size());
+      const auto per_domain = static_cast<int>(topology::place(*one, replica_xpus).replicas.size());
       if (per_domain < 1)
         return std::unexpected("no replica of " + std::to_string(replica_xpus) +
                                " XPUs fits a domain of " + system.id);
@@ -142,8 +153,7 @@ std::expected<Deployment, std::string> deploy(const System& system, int replica_
           std::to_string(replicas) + " replicas of " + std::to_string(replica_xpus) +
           " XPUs need " + std::to_string(domains) + " domains of " + system.id + ", beyond the " +
           std::to_string(topology::kMaxDeploymentXpus) + "-XPU limit of one deployment");
-    return deploy(std::make_shared<const topology::Topology>(topology::build(system, domains)),
-                  replica_xpus, replicas);
+    return deploy(cache.get(system, domains), replica_xpus, replicas);
   } catch (const InputError& e) {
     return std::unexpected(std::string(e.what()));
   }

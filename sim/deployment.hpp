@@ -5,8 +5,10 @@
 // SimGrid here (sim/platform.cpp turns a Deployment into a platform), so tests read it directly.
 
 #include <expected>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/catalog.hpp"
@@ -48,9 +50,23 @@ struct Deployment {
   double scale_out_latency_s = 0;  // one transfer across the scale-out network
 };
 
+// The topologies a batch of points has built, by system and number of domains: a batch builds
+// each once (a 2,048-XPU domain's graph costs more to build than most points cost to simulate).
+// Keyed by the System object, which must outlive the cache.
+class TopologyCache {
+ public:
+  std::shared_ptr<const topology::Topology> get(const System& system, int domains);
+
+ private:
+  std::map<std::pair<const System*, int>, std::shared_ptr<const topology::Topology>> built_;
+};
+
 // Places `replicas` replicas of `replica_xpus` XPUs each on as few scale-up domains of `system` as
 // hold them, in placement order. Fails (with the reason) when the replica does not fit a domain or
-// the deployment would exceed topology::kMaxDeploymentXpus.
+// the deployment would exceed topology::kMaxDeploymentXpus. The topologies come from `cache`.
+std::expected<Deployment, std::string> deploy(const System& system, int replica_xpus, int replicas,
+                                              TopologyCache& cache);
+// The same with topologies of its own.
 std::expected<Deployment, std::string> deploy(const System& system, int replica_xpus, int replicas);
 
 // The same on a given topology (its domains must hold the replicas).

@@ -121,8 +121,12 @@ struct Point {
 // One Point per spec, in order; null where the point does not run (its result says why).
 using Points = std::vector<std::unique_ptr<Point>>;
 
-// Placed replicas by (system id, XPUs per replica, replicas): a run places each shape once.
-using Deployments = std::map<std::tuple<std::string, int, int>, std::shared_ptr<const Deployment>>;
+// Placed replicas by (system id, XPUs per replica, replicas): a run places each shape once, on
+// topologies it builds once per system and domain count.
+struct Deployments {
+  std::map<std::tuple<std::string, int, int>, std::shared_ptr<const Deployment>> placed;
+  TopologyCache topologies;
+};
 
 // Prepare: a Point for every spec that can run, and each result's spec and the sizes known before
 // simulating (xpus, domains, KV and host tier capacity); a point that cannot run is null and its

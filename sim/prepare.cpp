@@ -73,9 +73,9 @@ void make_requests(Point& p) {
 std::expected<void, std::string> place(Point& p, Deployments& deployments, PointResult& result) {
   const PointSpec& s = p.spec;
   const int total = s.replicas + s.prefill_replicas.value_or(0);
-  auto& placed = deployments[{s.system->id, s.layout.xpus(), total}];
+  auto& placed = deployments.placed[{s.system->id, s.layout.xpus(), total}];
   if (!placed) {
-    auto d = deploy(*s.system, s.layout.xpus(), total);
+    auto d = deploy(*s.system, s.layout.xpus(), total, deployments.topologies);
     if (!d) return std::unexpected(d.error());
     placed = std::make_shared<const Deployment>(std::move(*d));
   }

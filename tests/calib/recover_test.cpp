@@ -28,6 +28,7 @@ TEST(Calibrate_SyntheticPoints, RecoversTheParametersThatMadeThem) {
   // A small sweep: 1k/128 requests, three concurrencies, the 8-XPU layouts of gpt-oss-120b.
   calib::PredictOptions po;
   po.concurrency = {1, 8, 64};
+  po.replica_xpus = {8};
   std::vector<ReferencePoint> pts;
   for (Metric m : {Metric::peak_total_tps_per_xpu, Metric::min_tbt_ms, Metric::min_e2e_latency_s}) {
     ReferencePoint p;
@@ -106,6 +107,7 @@ TEST(Calibrate_Systems, OneSystemsFit_DoesNotDependOnTheOthers) {
   jobs.jobs = 2;
   calib::PredictOptions po;
   po.concurrency = {1, 64};
+  po.replica_xpus = {8};  // the 8-XPU layouts: several per system, none across the domain
   calib::FitOptions opt;
   opt.simulate = [&](const std::vector<sim::PointSpec>& specs) {
     return app::simulate_in_workers(shipped_catalog(), specs, jobs);

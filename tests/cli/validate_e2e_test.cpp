@@ -23,7 +23,9 @@ struct PointsFile {
   ~PointsFile() { std::filesystem::remove(path); }
 };
 
-// Cheap points: 1k/128 requests on the 8-XPU layouts of jalapeno-a0.
+// Cheap points: 1k/128 requests on the 8-XPU layouts of jalapeno-a0. The tests of what the
+// commands report narrow the sweep to two client counts and the 8-XPU replicas (kQuick);
+// Validate_GoodFile runs it whole.
 const char* kGood = R"(
   - id: jal-tbt
     system: jalapeno-a0
@@ -38,6 +40,7 @@ const char* kGood = R"(
     metric: max_interactivity_tok_s_user
     value: 1400
 )";
+const std::string kQuick = " --concurrency 1,8 --replica-xpus 8";
 
 TEST(Validate_BadPoints, UnknownSystemAndMalformedPoint_ReportedAndTheRestEvaluated) {
   PointsFile f("racktwin-validate-bad.yaml", std::string("points:") + kGood + R"(
@@ -53,7 +56,7 @@ TEST(Validate_BadPoints, UnknownSystemAndMalformedPoint_ReportedAndTheRestEvalua
     workload: {isl: 1024, osl: 128}
     metric: min_tbt_ms
 )");
-  auto r = run("validate " + f.path.string());
+  auto r = run("validate " + f.path.string() + kQuick);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("point nosuch-system"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("unknown system 'gb900-nvl576'"), std::string::npos) << r.err;
@@ -64,9 +67,10 @@ TEST(Validate_BadPoints, UnknownSystemAndMalformedPoint_ReportedAndTheRestEvalua
   EXPECT_NE(r.out.find("4 points: 2 predicted"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("2 rejected"), std::string::npos) << r.out;
 
-  auto j = run("validate " + f.path.string() + " --json");
+  auto j = run("validate " + f.path.string() + " --json" + kQuick);
   EXPECT_EQ(j.exit_code, 2) << j.err;
   const json doc = json::parse(j.out);
+  EXPECT_EQ(doc["sweep"], "clients 1,8; replicas of 8 XPUs");
   EXPECT_EQ(doc["summary"]["rejected"], 2);
   EXPECT_EQ(doc["summary"]["predicted"], 2);
   std::map<std::string, json> by_id;
@@ -97,6 +101,10 @@ TEST(Validate_Errors, MissingFileOrNoPointsList_ExitsTwo) {
   auto r = run("validate " + f.path.string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("points"), std::string::npos) << r.err;
+  // A client count must be a positive whole number; nothing runs otherwise.
+  auto c = run("validate " + f.path.string() + " --concurrency 1,0");
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("--concurrency"), std::string::npos) << c.err;
 }
 
 TEST(Calibrate_Cli, WritesACalibrationFileThatTheCatalogLoads) {
@@ -109,13 +117,15 @@ TEST(Calibrate_Cli, WritesACalibrationFileThatTheCatalogLoads) {
     if (e.path().filename() != "calibration.yaml")
       std::filesystem::copy_file(e.path(), dir / e.path().filename());
   auto r = run("--catalog " + dir.string() + " calibrate " + f.path.string() +
-               " --params step_overhead --iterations 3 --rounds 1");
+               " --params step_overhead --iterations 3 --rounds 1" + kQuick);
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("sweep narrowed to clients 1,8; replicas of 8 XPUs"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("jalapeno-a0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("median |error|"), std::string::npos) << r.out;
   ASSERT_TRUE(std::filesystem::exists(dir / "calibration.yaml"));
   // The catalog now gives jalapeno-a0 its calibration and jalapeno-b0 the family's.
-  auto v = run("--catalog " + dir.string() + " validate " + f.path.string());
+  auto v = run("--catalog " + dir.string() + " validate " + f.path.string() + kQuick);
   EXPECT_EQ(v.exit_code, 0) << v.err;
   EXPECT_NE(v.out.find("jalapeno-a0 calibrated"), std::string::npos) << v.out;
   std::filesystem::remove_all(dir);
@@ -124,8 +134,11 @@ TEST(Calibrate_Cli, WritesACalibrationFileThatTheCatalogLoads) {
 TEST(Validate_SeveralFiles, ReadAsOne_AnIdUsedTwiceIsRejectedWithItsFile) {
   PointsFile a("racktwin-validate-a.yaml", std::string("points:") + kGood);
   PointsFile b("racktwin-validate-b.yaml", std::string("points:") + kGood);
-  auto r = run("validate " + a.path.string() + " " + b.path.string());
+  auto r = run("validate " + a.path.string() + " " + b.path.string() + kQuick);
   EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.out.find("seed 20260801, sweep narrowed to clients 1,8; replicas of 8 XPUs\n"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.err.find(b.path.string() + ":2:5:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("used by a point of an earlier file"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find(a.path.string() + " + " + b.path.string()), std::string::npos) << r.out;
@@ -142,7 +155,7 @@ TEST(Crossval_Cli, LeaveOneSystemOut_PredictsEachFromTheOthers) {
     value: 0.6
 )");
   auto r = run("crossval " + f.path.string() +
-               " --by system --params step_overhead --iterations 2 --rounds 1");
+               " --by system --params step_overhead --iterations 2 --rounds 1" + kQuick);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("leave one system out: 2 folds"), std::string::npos) << r.out;
   // Each Jalapeno stepping is predicted from the other's fit (their shared family), never its own.

@@ -58,6 +58,29 @@ TEST(Deployment_Domains, MoreReplicasThanADomainHolds_BuildMoreDomains) {
   EXPECT_FALSE(deploy(s, 8, 0));
 }
 
+// A batch builds each topology once: deployments of other replica counts on as many domains share
+// it, and give what a deployment with a topology of its own gives.
+TEST(Deployment_TopologyCache, SameSystemAndDomains_OneTopology_SamePlacement) {
+  const System& s = *shipped_catalog().find_system("gb300-nvl72");
+  TopologyCache cache;
+  const auto few = deploy(s, 8, 2, cache);
+  const auto more = deploy(s, 8, 9, cache);
+  const auto two = deploy(s, 8, 10, cache);
+  ASSERT_TRUE(few && more && two);
+  EXPECT_EQ(few->topology, more->topology);
+  EXPECT_NE(more->topology, two->topology);  // two domains: another topology
+  EXPECT_EQ(cache.get(s, 2), two->topology);
+  const auto alone = deploy(s, 8, 10);
+  ASSERT_TRUE(alone);
+  EXPECT_NE(alone->topology, two->topology);
+  ASSERT_EQ(alone->sites.size(), two->sites.size());
+  for (std::size_t k = 0; k < alone->sites.size(); ++k) {
+    EXPECT_EQ(alone->sites[k].xpus, two->sites[k].xpus);
+    EXPECT_EQ(alone->sites[k].domain, two->sites[k].domain);
+    EXPECT_DOUBLE_EQ(alone->sites[k].fabric_bw, two->sites[k].fabric_bw);
+  }
+}
+
 TEST(Deployment_Hgx, ReplicaOfTwoServers_SpansTwoDomainsAndBothHosts) {
   const System& s = *shipped_catalog().find_system("h100-hgx");
   const auto d = deploy(s, 16, 3);
