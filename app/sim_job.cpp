@@ -59,6 +59,12 @@ double cost_estimate(const sim::PointSpec& s) {
 // Groups per batch: enough for several workers to finish together, few enough that starting a
 // process (catalog, job file, platform) stays a small share of the work.
 constexpr double kGroupsPerBatch = 32;
+// A group costs at least this much (about 1 s of simulation on one core of the development
+// machine; starting a worker takes about 0.1 s, under the sanitizers 0.25 s), unless the batch is
+// too small to make kMinGroups groups of it. Neither depends on the workers: the grouping is fixed
+// by the points alone.
+constexpr double kMinGroupCost = 300'000;
+constexpr double kMinGroups = 4;
 
 std::string executable_dir() {
   std::error_code ec;
@@ -114,7 +120,8 @@ std::vector<std::vector<std::size_t>> plan_groups(const std::vector<sim::PointSp
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
-  const double grain = total / kGroupsPerBatch;
+  const double grain =
+      std::max(total / kGroupsPerBatch, std::min(kMinGroupCost, total / kMinGroups));
   std::vector<std::vector<std::size_t>> groups;
   double in_group = 0;
   for (std::size_t i : order) {

@@ -49,7 +49,9 @@ struct JobOptions {
 // The machine's cores (at least 1).
 int default_jobs();
 
-// The groups a batch of points goes out in: indices into the batch, costliest group first.
+// The groups a batch of points goes out in: indices into the batch, costliest group first; at
+// most 32, and none much cheaper than a second of simulation unless that would leave the batch
+// fewer than 4 groups.
 std::vector<std::vector<std::size_t>> plan_groups(const std::vector<sim::PointSpec>& specs);
 
 class SimJob {

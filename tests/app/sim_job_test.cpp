@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -27,6 +28,45 @@ std::string worker_error(const std::string& job_text) {
   ::unlink(path.c_str());
   EXPECT_TRUE(lines.empty());
   return r ? std::string() : r.error();
+}
+
+// Closed-loop points of 1k output tokens at `clients`: cost 20 + 20 x clients (10 prompts each).
+std::vector<sim::PointSpec> closed_loop_points(const std::vector<int>& clients) {
+  std::vector<sim::PointSpec> specs;
+  for (int c : clients) {
+    sim::PointSpec s;
+    s.workload.osl = 1024;
+    s.arrivals = sim::ClosedLoop{c};
+    specs.push_back(s);
+  }
+  return specs;
+}
+
+void expect_each_index_once(const std::vector<std::vector<std::size_t>>& groups, std::size_t n) {
+  std::vector<int> seen(n, 0);
+  for (const auto& g : groups)
+    for (std::size_t i : g) seen.at(i) += 1;
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(n));
+}
+
+// A small batch goes out in 4 groups, not one worker start per point; a large one in at most 32
+// groups of at least a second's simulation each; every point in exactly one group.
+TEST(PlanGroups, SmallBatchFourGroups_LargeBatchAtMost32) {
+  const auto small = closed_loop_points(std::vector<int>(40, 16));  // 40 x 340 = 13,600
+  const auto few = plan_groups(small);
+  EXPECT_EQ(few.size(), 4u);
+  expect_each_index_once(few, small.size());
+
+  const auto large = closed_loop_points(std::vector<int>(400, 1024));  // 400 x 20,500 = 8.2M
+  const auto many = plan_groups(large);
+  EXPECT_LE(many.size(), 32u);
+  EXPECT_GE(many.size(), 16u);
+  expect_each_index_once(many, large.size());
+
+  const auto medium = closed_loop_points(std::vector<int>(100, 1024));  // 2.05M: 300k a group
+  const auto eight = plan_groups(medium);
+  EXPECT_EQ(eight.size(), 8u);  // 14 points of 20,500 (287,000) to a 300,000 grain: 7 x 14 + 2
+  expect_each_index_once(eight, medium.size());
 }
 
 // A killed run's job file is removed by a later job once its process is gone and a day has passed;
