@@ -116,8 +116,14 @@ std::expected<Validation, Failure> validate_points(const Catalog& cat, const Val
   v.predictions = calib::predictions(v.points->points, plan, *results);
   v.summary = calib::summarise_errors(v.predictions);
   v.power = calib::power_checks(plan, *results);
+  for (auto& c : v.power)
+    if (auto it = cat.calibrated.find(c.system); it != cat.calibrated.end())
+      c.share_fitted = it->second.power.has_value();
   for (const auto& q : v.points->points)
     if (auto c = cat.efficiency_for(q.system)) v.origins[q.system] = c->origin;
+  for (const auto& [id, origin] : v.origins)
+    if (const System* s = cat.find_system(id); s && s->chip && !s->chip->sustained_power)
+      v.power_unmeasured.push_back(id);
   return v;
 }
 
@@ -155,6 +161,8 @@ Json Validation::to_json() const {
                       {"peak_throughput_tps_per_xpu", c.peak_tps},
                       {"peak_throughput_layout", c.peak_layout},
                       {"highest_xpu_w", c.highest_w},
+                      {"xpu_busy_share", c.busy_share},
+                      {"xpu_busy_share_fitted", c.share_fitted},
                       {"holds", c.holds()}});
   const int rejected = static_cast<int>(points->rejected.size());
   return Json{{"racktwin", kVersion},
@@ -166,6 +174,7 @@ Json Validation::to_json() const {
               {"efficiency", origins},
               {"points", pts},
               {"power", checks},
+              {"power_unmeasured", power_unmeasured},
               {"summary",
                {{"points", static_cast<int>(points->points.size()) + rejected},
                 {"predicted", summary.predicted},
@@ -226,9 +235,9 @@ std::expected<CrossValidations, Failure> crossval_points(const Catalog& cat,
   CrossValidations out;
   out.points = *pf;
   const std::vector<calib::HoldOut> by =
-      rq.by.empty() ? std::vector{calib::HoldOut::system, calib::HoldOut::model,
-                                  calib::HoldOut::shape}
-                    : rq.by;
+      rq.by.empty()
+          ? std::vector{calib::HoldOut::system, calib::HoldOut::model, calib::HoldOut::shape}
+          : rq.by;
   for (calib::HoldOut h : by) {
     if (rq.progress) rq.progress("leave one " + calib::to_string(h) + " out");
     auto cv = calib::cross_validate(cat, (*pf)->points, h, opt);

@@ -53,6 +53,9 @@ struct Validation {
   std::vector<calib::Prediction> predictions;  // point by point, pointing into `points`
   calib::ErrorSummary summary;
   std::vector<calib::PowerCheck> power;  // sweeps of chips with a measured sustained power
+  // Systems of the points whose chip has no measured sustained power: their XPU power rests on the
+  // catalog's assumed shares alone.
+  std::vector<std::string> power_unmeasured;
   // 0: every point predicted; 1: some could not be; 2: some points are invalid.
   int exit_code() const;
   Json to_json() const;

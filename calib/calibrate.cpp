@@ -768,6 +768,7 @@ std::expected<FitReport, std::string> calibrate(const Catalog& cat,
   FitReport report;
   report.simulated_points = fitter.simulated_points();
   report.final = final_predictions(all_points, *sel, *plan, *results);
+  report.power = fit_power(*results);
   for (const auto& s : systems->states) report.systems.push_back(system_fit(s, sel->input_index));
   return report;
 }

@@ -9,13 +9,13 @@
 //
 // by Levenberg-Marquardt in the log parameters, within bounds. Predictions come from the sweeps of
 // calib/predict.hpp (the code path of `racktwin run`), simulated by the caller's simulate function
-// (worker processes: app/sim_job.hpp): each optimiser step evaluates the candidate and its finite-difference
-// perturbations of every system as one batch. To keep a step cheap the sweeps are cut to the
-// layouts and concurrencies that decide each point under the current parameters (the best
-// layouts of a peak or minimum metric, the envelope points around an `at`); after each round the
-// full sweeps are simulated with the fitted parameters, and for each system whose objective over
-// them disagrees with its objective over the cut the cut is chosen afresh and its fit goes on; a
-// system that agrees is settled and left as it is.
+// (worker processes: app/sim_job.hpp): each optimiser step evaluates the candidate and its
+// finite-difference perturbations of every system as one batch. To keep a step cheap the sweeps are
+// cut to the layouts and concurrencies that decide each point under the current parameters (the
+// best layouts of a peak or minimum metric, the envelope points around an `at`); after each round
+// the full sweeps are simulated with the fitted parameters, and for each system whose objective
+// over them disagrees with its objective over the cut the cut is chosen afresh and its fit goes on;
+// a system that agrees is settled and left as it is.
 //
 // One parameter set per system; a system's points never change another system's parameters.
 
@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "calib/power_fit.hpp"
 #include "calib/predict.hpp"
 #include "core/catalog.hpp"
 #include "core/reference.hpp"
@@ -43,8 +44,8 @@ const std::vector<ParamRule>& param_rules();
 
 struct FitOptions {
   std::vector<std::string> params{
-      "mfu",           "mbu",          "comm_eff",       "alpha",
-      "layer_overhead", "step_overhead", "seq_overhead", "request_latency"};
+      "mfu",           "mbu",          "comm_eff",       "alpha", "layer_overhead",
+      "step_overhead", "seq_overhead", "request_latency"};
   std::vector<std::string> systems;  // empty: every system that has points
   double data_sigma = 0.05;          // log error that weighs as much as one prior sigma
   int max_iterations = 12;           // optimiser steps per round
@@ -54,8 +55,8 @@ struct FitOptions {
   std::function<std::expected<std::vector<sim::PointResult>, std::string>(
       const std::vector<sim::PointSpec>&)>
       simulate;
-  double step = 0.04;         // finite-difference step in x
-  PredictOptions predict;     // seed, concurrencies, serving modes of the sweeps
+  double step = 0.04;      // finite-difference step in x
+  PredictOptions predict;  // seed, concurrencies, serving modes of the sweeps
   // Called with a line of progress now and then; the library never prints.
   std::function<void(const std::string&)> progress;
 };
@@ -77,6 +78,9 @@ struct FitReport {
   // Every input point predicted over the full sweeps with the fitted parameters (points of
   // systems not fitted: no prediction, error "not fitted"); `point` refers to the input vector.
   std::vector<Prediction> final;
+  // Each fitted system whose chip has a measured sustained power: its busy share fitted to it over
+  // the same full sweeps (calib/power_fit.hpp).
+  std::vector<PowerFit> power;
 };
 
 std::expected<FitReport, std::string> calibrate(const Catalog& cat,

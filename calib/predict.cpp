@@ -192,6 +192,7 @@ std::vector<PowerCheck> power_checks(const PredictionPlan& plan,
       const Chip* chip = r.spec.system != nullptr ? r.spec.system->chip.get() : nullptr;
       if (!r.error.empty() || chip == nullptr || !chip->sustained_power) continue;
       c.measured_w = chip->sustained_power->value();
+      c.busy_share = r.spec.system->power.xpu_busy_share.value_or(0.0);
       c.highest_w = std::max(c.highest_w, r.xpu_power_w);
       if (peak == nullptr || r.total_tps_per_xpu > peak->total_tps_per_xpu) peak = &r;
     }

@@ -22,6 +22,10 @@ Calibration assemble(const Catalog& cat, const FitReport& fit, const std::vector
       fitted_points.push_back(final[i]);
       if (final[i].predicted) e.residuals.push_back({final[i].point->id, final[i].error_pct});
     }
+    for (const auto& p : fit.power)
+      if (p.system == s.system && p.error.empty())
+        e.power = CalibratedEfficiency::Power{p.busy_share, Watts(p.measured_w), Watts(p.highest_w),
+                                              p.highest_at, p.sweep_points};
     c.systems.push_back(std::move(e));
   }
   for (const auto& [id, prior] : cat.efficiency_priors) {
@@ -92,6 +96,12 @@ void entry(std::string& out, const CalibratedEfficiency& e) {
          ", step_overhead: " + micro(v.step_overhead) + ", seq_overhead: " + micro(v.seq_overhead) +
          ", moe_imbalance: " + num(v.moe_imbalance) +
          ", request_latency: " + milli(v.request_latency) + "}\n";
+  if (e.power)
+    out += "      power: {xpu_busy_share: " + num(e.power->xpu_busy_share) +
+           ", measured: " + num(e.power->measured.value()) +
+           " W, highest: " + num(e.power->highest.value()) +
+           " W, highest_at: " + quoted(e.power->highest_at) +
+           ", sweep_points: " + std::to_string(e.power->sweep_points) + "}\n";
   if (!e.family) {
     out += "      residuals:\n";
     for (const auto& r : e.residuals)

@@ -22,7 +22,7 @@ struct Calibration {
 // parameters over the full sweeps (`final`, one per input point; points of systems not fitted are
 // ignored). Families are the catalog's efficiency priors that list systems: each with at least one
 // fitted member gets pool_family() of its members' fits. The record's median and max come from
-// `final`.
+// `final`. A system's power fit without an error goes with its entry.
 Calibration assemble(const Catalog& cat, const FitReport& fit, const std::vector<Prediction>& final,
                      CalibrationRecord record);
 

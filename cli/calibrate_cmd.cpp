@@ -24,6 +24,32 @@ std::string param_text(const perf::Efficiency& e, const std::string& name) {
   return fmt::format("{:.3g}", v);
 }
 
+// The busy shares fitted to measured sustained power, and the systems that have no measurement.
+void print_power(const calib::FitReport& fit) {
+  Table t({"system", "measured W", "busy share", "highest W", "sweep points", "highest at"});
+  std::vector<std::string> unmeasured;
+  for (const auto& s : fit.systems) {
+    auto p = std::find_if(fit.power.begin(), fit.power.end(),
+                          [&](const auto& x) { return x.system == s.system; });
+    if (p == fit.power.end()) {
+      unmeasured.push_back(s.system);
+      continue;
+    }
+    t.add({p->system, app::figure_text(p->measured_w),
+           p->error.empty() ? fmt::format("{:.6g}", p->busy_share) : "not fitted",
+           app::figure_text(p->highest_w), std::to_string(p->sweep_points),
+           p->error.empty() ? p->highest_at : p->error});
+  }
+  if (!fit.power.empty())
+    fmt::print("\nXPU busy share fitted to the chip's measured sustained power\n{}\n",
+               t.render({1, 2, 3, 4}));
+  if (!unmeasured.empty())
+    fmt::print(
+        "no measured sustained power for {}: power.xpu_busy_share stays the catalog's "
+        "assumption\n",
+        fmt::join(unmeasured, ", "));
+}
+
 void print_report(const app::Calibration& c, double wall_s) {
   Table pt({"system", "prior", "points", "parameter", "prior value", "fitted", "pinned"});
   for (const auto& s : c.fit.systems)
@@ -49,14 +75,15 @@ void print_report(const app::Calibration& c, double wall_s) {
     const bool fitted = std::any_of(c.fit.systems.begin(), c.fit.systems.end(),
                                     [&](const auto& s) { return s.system == p.point->system; });
     if (!fitted) continue;
-    rt.add({p.point->id, p.point->system, to_string(p.point->metric), app::figure_text(p.point->value),
-            p.predicted ? app::figure_text(*p.predicted) : "-",
+    rt.add({p.point->id, p.point->system, to_string(p.point->metric),
+            app::figure_text(p.point->value), p.predicted ? app::figure_text(*p.predicted) : "-",
             p.predicted ? fmt::format("{:+.1f}", p.error_pct) : "failed: " + p.error});
   }
   fmt::print("\nResiduals over the full sweeps\n{}\n", rt.render({3, 4, 5}));
   fmt::print("median |error| {:.1f}%, max |error| {:.1f}%; {} sweep points simulated in {:.0f} s\n",
              c.file.record.median_abs_error_pct, c.file.record.max_abs_error_pct,
              c.fit.simulated_points, wall_s);
+  print_power(c.fit);
   fmt::print("wrote {}\n", c.written);
   for (const auto& s : c.fit.systems)
     for (const auto& name : s.pinned)

@@ -1,6 +1,7 @@
 // racktwin validate: predict every point of a published-points file and report the errors.
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -26,6 +27,8 @@ struct ValidateArgs {
   app::ValidateRequest request;
   bool json = false;
 };
+
+void print_power(const app::Validation& v);
 
 void print_table(const app::Validation& v) {
   const std::string& path = v.points->file;
@@ -56,14 +59,23 @@ void print_table(const app::Validation& v) {
   if (s.failed > 0) fmt::print(", {} could not be predicted", s.failed);
   if (rejected > 0) fmt::print(", {} rejected", rejected);
   fmt::print("\n");
-  if (v.power.empty()) return;
+  if (!v.power.empty()) print_power(v);
+  if (!v.power_unmeasured.empty())
+    fmt::print(
+        "{}no measured sustained power for {}: their XPU power rests on the catalog's "
+        "assumed shares (docs/power.md)\n",
+        v.power.empty() ? "\n" : "", fmt::join(v.power_unmeasured, ", "));
+}
+
+void print_power(const app::Validation& v) {
   fmt::print("\nXPU power against the chip's measured sustained power (a bound: at most)\n");
-  Table w({"system", "model", "workload", "measured W", "at peak W", "peak / measured",
-           "highest W", "holds"});
+  Table w({"system", "model", "workload", "measured W", "at peak W", "peak / measured", "highest W",
+           "holds", "busy share"});
   for (const auto& c : v.power)
     w.add({c.system, c.model, c.workload_id, app::figure_text(c.measured_w),
            app::figure_text(c.peak_w), fmt::format("{:.2f}", c.peak_ratio()),
-           app::figure_text(c.highest_w), c.holds() ? "yes" : "NO"});
+           app::figure_text(c.highest_w), c.holds() ? "yes" : "NO",
+           fmt::format("{:.4g} ({})", c.busy_share, c.share_fitted ? "fitted" : "assumed")});
   fmt::print("{}\n", w.render({3, 4, 5, 6}));
 }
 

@@ -286,6 +286,17 @@ struct CalibratedEfficiency {
     double error_pct = 0;  // 100 x (predicted - published) / published after the fit
   };
   std::vector<Residual> residuals;
+  // The XPU's busy share of dynamic power fitted to the chip's measured sustained power over the
+  // calibration sweeps, where the chip has one (calib/power_fit.hpp). The catalog applies it to the
+  // system's power.xpu_busy_share.
+  struct Power {
+    double xpu_busy_share = 0;
+    Watts measured;          // the chip's sustained power it was fitted to
+    Watts highest;           // the most any calibration sweep point draws at that share
+    std::string highest_at;  // that point
+    int sweep_points = 0;
+  };
+  std::optional<Power> power;
 };
 
 // Where a calibration comes from.

@@ -122,10 +122,9 @@ class EntryFields {
   }
 
   std::optional<bool> flag(MapReader& m, std::string_view key, bool required) {
-    return read<bool>(m, key, required, "true or false",
-                      [&](const YAML::Node& n, const std::string& p) {
-                        return yaml::read_bool(ctx_, n, p);
-                      });
+    return read<bool>(
+        m, key, required, "true or false",
+        [&](const YAML::Node& n, const std::string& p) { return yaml::read_bool(ctx_, n, p); });
   }
 
   std::optional<double> number(MapReader& m, std::string_view key, bool required, double min,
@@ -175,6 +174,8 @@ struct Loader {
   std::map<std::string, SourceLocation> first_seen;  // "kind:id" -> where it was defined
   // Where each system's power.xpu_idle was written: checked against its chip once chips are linked.
   std::map<std::string, PendingRef> pending_idle;
+  // Where each system's calibrated power was written: applied to the system once chips are linked.
+  std::map<std::string, PendingRef> pending_power;
 
   bool claim_id(Context& ctx, const YAML::Node& at, const std::string& path,
                 const std::string& kind, const std::string& id) {
@@ -213,6 +214,8 @@ struct Loader {
   void read_calibration(Context& ctx, const YAML::Node& n, const std::string& path);
   std::optional<CalibratedEfficiency> read_calibrated(Context& ctx, const YAML::Node& n,
                                                       const std::string& path, bool family);
+  std::optional<CalibratedEfficiency::Power> read_calibrated_power(Context& ctx, MapReader& m);
+  void apply_calibrated_power(System& sys, const Chip& chip);
   void resolve();
 };
 
@@ -959,6 +962,13 @@ std::optional<CalibratedEfficiency> Loader::read_calibrated(Context& ctx, const 
     m.missing("values", "a mapping of the efficiency parameters");
     ok = false;
   }
+  if (!family && m.has("power")) {
+    c.power = read_calibrated_power(ctx, m);
+    if (!c.power) ok = false;
+    if (c.power && !c.id.empty())
+      pending_power.emplace(
+          c.id, PendingRef{ctx.location(m.get("power")), m.child("power"), "power", c.id});
+  }
   if (m.has("residuals")) {
     const YAML::Node list = m.get("residuals");
     if (!list.IsSequence()) {
@@ -977,6 +987,25 @@ std::optional<CalibratedEfficiency> Loader::read_calibrated(Context& ctx, const 
   m.finish();
   if (!ok) return std::nullopt;
   return c;
+}
+
+std::optional<CalibratedEfficiency::Power> Loader::read_calibrated_power(Context& ctx,
+                                                                         MapReader& m) {
+  MapReader p(ctx, m.get("power"), m.child("power"));
+  if (!p.ok()) return std::nullopt;
+  CalibratedEfficiency::Power out;
+  auto share = p.number("xpu_busy_share", true, 0.0, 1.0);
+  auto measured = p.quantity<Watts>("measured", true);
+  auto highest = p.quantity<Watts>("highest", true);
+  if (auto at = p.string("highest_at", false)) out.highest_at = *at;
+  if (auto n = p.integer("sweep_points", false, 0, kMaxInt))
+    out.sweep_points = static_cast<int>(*n);
+  p.finish();
+  if (!share || !measured || !highest) return std::nullopt;
+  out.xpu_busy_share = *share;
+  out.measured = *measured;
+  out.highest = *highest;
+  return out;
 }
 
 void Loader::read_calibration(Context& ctx, const YAML::Node& n, const std::string& path) {
@@ -1009,6 +1038,56 @@ void Loader::read_calibration(Context& ctx, const YAML::Node& n, const std::stri
   }
   m.finish();
   catalog.calibration = rec;
+}
+
+// The calibration's busy share, fitted to the chip's measured sustained power, replaces the
+// catalog's assumed power.xpu_busy_share; its record names the measurement and the fit. A fit to a
+// figure the chip no longer has is stale and an error.
+void Loader::apply_calibrated_power(System& sys, const Chip& chip) {
+  auto c = catalog.calibrated.find(sys.id);
+  if (c == catalog.calibrated.end() || !c->second.power) return;
+  const CalibratedEfficiency::Power& p = *c->second.power;
+  const PendingRef& at = pending_power.at(sys.id);
+  if (!chip.sustained_power ||
+      std::fabs(chip.sustained_power->value() - p.measured.value()) > 1e-9 * p.measured.value()) {
+    diagnostics.push_back(
+        Diagnostic{at.where, at.path,
+                   "the busy share was fitted to a measured sustained power of " +
+                       format(p.measured) + ", but chip '" + chip.id + "' has " +
+                       (chip.sustained_power ? format(*chip.sustained_power) : std::string("none")),
+                   "rerun racktwin calibrate to fit the calibration to the catalog as it is"});
+    return;
+  }
+  Provenance measured;  // of the chip's sustained power: the fit rests on it
+  for (const auto& f : chip.fields)
+    if (f.path == "sustained_power") measured = f.provenance;
+  auto text = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return std::string(buf);
+  };
+  const std::string before = sys.power.xpu_busy_share ? text(*sys.power.xpu_busy_share) : "none";
+  Provenance prov;
+  prov.sources = measured.sources;
+  prov.assumption = measured.assumption;
+  if (measured.assumption)
+    prov.reason = "fitted to the chip's assumed sustained power: " + measured.reason;
+  prov.note = "fitted by racktwin calibrate (" +
+              std::filesystem::path(catalog.calibration->file).filename().string() + ", " +
+              catalog.calibration->date + ") to the chip's measured sustained power: at this " +
+              "share the most any of " + std::to_string(p.sweep_points) +
+              " calibration sweep points draws is " + format(p.highest) +
+              (p.highest_at.empty() ? "" : " (" + p.highest_at + ")") + " against " +
+              format(p.measured) + "; the catalog assumed " + before;
+  sys.power.xpu_busy_share = p.xpu_busy_share;
+  const std::string path = "power.xpu_busy_share";
+  FieldRecord record{path, text(p.xpu_busy_share), std::move(prov)};
+  auto f = std::find_if(sys.fields.begin(), sys.fields.end(),
+                        [&](const FieldRecord& r) { return r.path == path; });
+  if (f != sys.fields.end())
+    *f = std::move(record);
+  else
+    sys.fields.push_back(std::move(record));
 }
 
 void Loader::resolve() {
@@ -1059,6 +1138,7 @@ void Loader::resolve() {
     if (it == catalog.chips.end()) continue;
     auto linked = std::make_shared<System>(*sys);
     linked->chip = it->second;
+    apply_calibrated_power(*linked, *it->second);
     sys = std::move(linked);
     // Idle power must sit below the most the XPU draws: its rated TDP, and below a measured
     // sustained power where one is published.
@@ -1066,12 +1146,11 @@ void Loader::resolve() {
     const Watts most = chip.sustained_power.value_or(chip.tdp);
     if (auto idle = pending_idle.find(id);
         idle != pending_idle.end() && sys->power.xpu_idle && *sys->power.xpu_idle >= most)
-      diagnostics.push_back(
-          Diagnostic{idle->second.where, idle->second.path,
-                     "xpu_idle " + format(*sys->power.xpu_idle) + " is not below the chip's " +
-                         (chip.sustained_power ? "measured sustained power " : "TDP ") +
-                         format(most),
-                     "idle power must be below what the XPU draws at load"});
+      diagnostics.push_back(Diagnostic{
+          idle->second.where, idle->second.path,
+          "xpu_idle " + format(*sys->power.xpu_idle) + " is not below the chip's " +
+              (chip.sustained_power ? "measured sustained power " : "TDP ") + format(most),
+          "idle power must be below what the XPU draws at load"});
   }
 }
 
@@ -1117,7 +1196,8 @@ std::expected<Catalog, Diagnostics> load_catalog_dir(const std::string& dir) {
   }
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.is_regular_file(ec) && e.path().extension() == ".yaml") files.push_back(e.path().string());
+    if (e.is_regular_file(ec) && e.path().extension() == ".yaml")
+      files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) {

@@ -128,6 +128,19 @@ TEST(Calibrate_Cli, WritesACalibrationFileThatTheCatalogLoads) {
   auto v = run("--catalog " + dir.string() + " validate " + f.path.string() + kQuick);
   EXPECT_EQ(v.exit_code, 0) << v.err;
   EXPECT_NE(v.out.find("jalapeno-a0 calibrated"), std::string::npos) << v.out;
+  // Jalapeno's chip has a measured sustained power: the calibration fits the busy share to it, and
+  // the same sweeps, rerun from the written file, draw at most that power.
+  EXPECT_NE(r.out.find("XPU busy share fitted to the chip's measured sustained power"),
+            std::string::npos)
+      << r.out;
+  std::ifstream written(dir / "calibration.yaml");
+  const std::string file((std::istreambuf_iterator<char>(written)), {});
+  EXPECT_NE(file.find("power: {xpu_busy_share: "), std::string::npos) << file;
+  const auto row = v.out.find("\njalapeno-a0  gpt-oss-120b");
+  ASSERT_NE(row, std::string::npos) << v.out;
+  const std::string line = v.out.substr(row + 1, v.out.find('\n', row + 1) - row - 1);
+  EXPECT_NE(line.find(" yes "), std::string::npos) << line;
+  EXPECT_NE(line.find("(fitted)"), std::string::npos) << line;
   std::filesystem::remove_all(dir);
 }
 

@@ -109,6 +109,81 @@ TEST(CatalogErrors_Efficiency, SeqOverheadIsOptional_AbsentMeansNoPerSequenceCos
   EXPECT_NE(dump(bad).find("seq_overhead"), std::string::npos) << dump(bad);
 }
 
+// kValid with a measured sustained power, the system's power shares and a calibration of sys-a
+// whose power entry is `power` (empty: none).
+std::string with_calibrated_power(const std::string& power,
+                                  const std::string& system = "system: sys-a") {
+  std::string text =
+      replace(kValid, "    tdp: 700 W\n", "    tdp: 700 W\n    sustained_power: 550 W\n");
+  text = replace(
+      text, "    scale_out: {bandwidth_per_xpu: 400 Gb/s, latency: 5 us}\n",
+      "    scale_out: {bandwidth_per_xpu: 400 Gb/s, latency: 5 us}\n"
+      "    power: {xpu_idle: 105 W, xpu_busy_share: {value: 0.6, assumption: true, reason: r}, "
+      "xpu_memory_share: 0.3, xpu_link_share: 0.1}\n");
+  return text + R"(calibration:
+  points_file: "p.yaml"
+  points_hash: "fnv1a64:0"
+  date: "2026-12-05"
+  )" + (system.starts_with("system") ? "systems" : "families") +
+         R"(:
+    - )" +
+         system + R"(
+      fitted: [mfu]
+      values: {mfu: 0.5, mbu: 0.75, comm_eff: 0.7, alpha: 2 us, overlap: 0, layer_overhead: 4 us, step_overhead: 150 us, moe_imbalance: 1.25, request_latency: 0 ms}
+)" + power;
+}
+
+TEST(CatalogErrors_CalibratedPower, FittedShare_ReplacesTheAssumptionWithItsRecord) {
+  TempFile f(
+      "catalog.yaml",
+      with_calibrated_power("      power: {xpu_busy_share: 0.52, measured: 550 W, highest: 550 W, "
+                            "highest_at: \"m w tp8 at 64 clients\", sweep_points: 9}\n"));
+  auto c = load_catalog_files({f.path()});
+  ASSERT_TRUE(c.has_value()) << dump(c.error());
+  const System& s = *c->systems.at("sys-a");
+  EXPECT_DOUBLE_EQ(*s.power.xpu_busy_share, 0.52);
+  const auto rec = std::find_if(s.fields.begin(), s.fields.end(), [](const FieldRecord& r) {
+    return r.path == "power.xpu_busy_share";
+  });
+  ASSERT_NE(rec, s.fields.end());
+  EXPECT_EQ(rec->text, "0.52");
+  EXPECT_FALSE(rec->provenance.assumption);
+  EXPECT_EQ(rec->provenance.sources, std::vector<std::string>{"src"});
+  for (const char* part : {"fitted by racktwin calibrate", "9 calibration sweep points",
+                           "m w tp8 at 64 clients", "the catalog assumed 0.6"})
+    EXPECT_NE(rec->provenance.note.find(part), std::string::npos)
+        << part << ": " << rec->provenance.note;
+  // Without the power entry the catalog's assumption stays.
+  TempFile plain("catalog.yaml", with_calibrated_power(""));
+  auto p = load_catalog_files({plain.path()});
+  ASSERT_TRUE(p.has_value()) << dump(p.error());
+  EXPECT_DOUBLE_EQ(*p->systems.at("sys-a")->power.xpu_busy_share, 0.6);
+}
+
+TEST(CatalogErrors_CalibratedPower, FittedToAnotherMeasurement_IsStale) {
+  const auto d = load_errors(with_calibrated_power(
+      "      power: {xpu_busy_share: 0.52, measured: 500 W, highest: 500 W}\n"));
+  const Diagnostic* e = find_diag(d, "fitted to a measured sustained power of 500 W");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_EQ(e->path, "calibration.systems[0].power");
+  EXPECT_EQ(e->where.line, 55);
+  EXPECT_NE(e->hint.find("rerun racktwin calibrate"), std::string::npos);
+}
+
+TEST(CatalogErrors_CalibratedPower, BadOrMisplacedEntries_AreErrors) {
+  EXPECT_NE(find_diag(load_errors(with_calibrated_power(
+                          "      power: {xpu_busy_share: 1.5, measured: 550 W, highest: 550 W}\n")),
+                      "xpu_busy_share"),
+            nullptr);
+  EXPECT_NE(find_diag(load_errors(with_calibrated_power("      power: {xpu_busy_share: 0.5}\n")),
+                      "measured"),
+            nullptr);
+  // A family pools efficiencies only; a power fit belongs to a system with a measurement.
+  const auto d = load_errors(with_calibrated_power(
+      "      power: {xpu_busy_share: 0.52, measured: 550 W, highest: 550 W}\n", "prior: default"));
+  EXPECT_NE(find_diag(d, "families[0].power"), nullptr) << dump(d);
+}
+
 TEST(CatalogErrors_Units, BadUnit_ReportsLineAndExpectedDimension) {
   auto d = load_errors(replace(kValid, "tdp: 700 W", "tdp: 700 Q"));
   const Diagnostic* e = find_diag(d, "unknown unit 'Q'");
@@ -213,8 +288,8 @@ TEST(CatalogErrors_Power, ShareOutOfRangeAndProductionAboveRating_AreErrors) {
 }
 
 TEST(CatalogErrors_Power, MemoryAndLinkSharesAboveOne_IsErrorAtTheLinkShare) {
-  auto d = load_errors(
-      with_power("{xpu_busy_share: 0.6, xpu_memory_share: 0.7, xpu_link_share: 0.4}"));
+  auto d =
+      load_errors(with_power("{xpu_busy_share: 0.6, xpu_memory_share: 0.7, xpu_link_share: 0.4}"));
   const Diagnostic* e = find_diag(d, "xpu_memory_share and xpu_link_share add up to more than 1");
   ASSERT_NE(e, nullptr) << dump(d);
   EXPECT_EQ(e->path, "systems[0].power.xpu_link_share");
@@ -251,8 +326,7 @@ TEST(CatalogErrors_Serving, EngineLimits_AreReadWithTheirProvenance) {
   EXPECT_EQ(l.max_seqs, 256);
   EXPECT_EQ(l.reserve_output, 0.1);
   EXPECT_FALSE(l.max_batched_tokens || l.memory_utilization);
-  EXPECT_TRUE(
-      flagged_assumption(*c, "serving.engine_limits.reserve_output", "floor of the ratio"));
+  EXPECT_TRUE(flagged_assumption(*c, "serving.engine_limits.reserve_output", "floor of the ratio"));
 }
 
 TEST(CatalogErrors_Serving, DpAttentionLimit_IsAFlagWithProvenance) {
@@ -274,8 +348,7 @@ TEST(CatalogErrors_Serving, DpAttentionLimit_IsAFlagWithProvenance) {
 }
 
 TEST(CatalogErrors_Serving, EngineLimitOutOfRangeAndUnknownKey_AreErrorsAtTheirLine) {
-  auto d = load_errors(
-      with_serving("{engine_limits: {memory_utilization: 1.5, max_seq: 3}}"));
+  auto d = load_errors(with_serving("{engine_limits: {memory_utilization: 1.5, max_seq: 3}}"));
   const Diagnostic* e = find_diag(d, "serving.engine_limits.memory_utilization");
   ASSERT_NE(e, nullptr) << dump(d);
   EXPECT_EQ(e->where.line, 31);

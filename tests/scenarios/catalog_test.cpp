@@ -85,13 +85,19 @@ TEST(Catalog_Jalapeno, PublishedPowerFigures_ArePresentAndSourced) {
   ASSERT_TRUE(s->chip->sustained_power);
   EXPECT_DOUBLE_EQ(s->chip->sustained_power->value(), 550.0);
   EXPECT_DOUBLE_EQ(s->chip->hbm_bandwidth.value(), 15.4e12);
-  // The published rack figures are sourced; the component figures beside them are assumptions.
+  // The published rack figures are sourced, and so is the busy share the calibration fitted to the
+  // measured sustained power (docs/model.md section 13.3); the component figures beside them are
+  // assumptions.
   for (const auto& f : s->fields)
     if (f.path.rfind("power.", 0) == 0) {
       const bool published = f.path == "power.compute_rack" ||
                              f.path.rfind("power.host_rack_", 0) == 0 ||
-                             f.path == "power.rack_pair";
+                             f.path == "power.rack_pair" || f.path == "power.xpu_busy_share";
       EXPECT_EQ(f.provenance.assumption, !published) << f.path;
+      if (f.path == "power.xpu_busy_share") {
+        EXPECT_FALSE(f.provenance.sources.empty());
+        EXPECT_NE(f.provenance.note.find("fitted by racktwin calibrate"), std::string::npos);
+      }
     }
   // The rack pair is the ASIC rack plus the host rack in production, to within the "about".
   EXPECT_NEAR(s->power.compute_rack->value() + s->power.host_rack_production->value(),
