@@ -1,9 +1,12 @@
 #include "app/plan.hpp"
 
+#include <fmt/core.h>
+
 #include <map>
 #include <set>
 
 #include "app/locations.hpp"
+#include "app/rehearse.hpp"
 #include "db/provenance.hpp"
 #include "db/store.hpp"
 #include "power/power_model.hpp"
@@ -20,7 +23,8 @@ std::expected<Results, Failure> throughput_runs(const Catalog& cat, const Plan& 
                                                 const PlanRequest& rq, const PlanHooks& hooks) {
   std::vector<std::string> files;
   for (const auto& w : p.workloads)
-    if (std::find(files.begin(), files.end(), w.scenario) == files.end()) files.push_back(w.scenario);
+    if (std::find(files.begin(), files.end(), w.scenario) == files.end())
+      files.push_back(w.scenario);
   Results out;
   for (std::size_t i = 0; i < files.size(); ++i) {
     RunRequest r;
@@ -32,7 +36,9 @@ std::expected<Results, Failure> throughput_runs(const Catalog& cat, const Plan& 
     h.note = hooks.note;
     h.cancel = hooks.cancel;
     if (hooks.progress)
-      h.progress = [&, i](double f) { hooks.progress((static_cast<double>(i) + f) / static_cast<double>(files.size())); };
+      h.progress = [&, i](double f) {
+        hooks.progress((static_cast<double>(i) + f) / static_cast<double>(files.size()));
+      };
     auto o = run_scenario(cat, r, h);
     if (!o) return std::unexpected(o.error());
     if (hooks.note)
@@ -45,13 +51,15 @@ std::expected<Results, Failure> throughput_runs(const Catalog& cat, const Plan& 
   return out;
 }
 
-Diagnostic at(const SourceLocation& where, std::string path, std::string message, std::string hint) {
+Diagnostic at(const SourceLocation& where, std::string path, std::string message,
+              std::string hint) {
   return Diagnostic{where, std::move(path), std::move(message), std::move(hint)};
 }
 
 // The generation's throughput per workload at the target, from the sweeps.
-std::expected<std::vector<ThroughputOrigin>, Diagnostic> simulated_throughput(
-    const Plan& p, const Generation& g, const Results& runs) {
+std::expected<std::vector<ThroughputOrigin>, Diagnostic> simulated_throughput(const Plan& p,
+                                                                              const Generation& g,
+                                                                              const Results& runs) {
   std::vector<ThroughputOrigin> out;
   for (const auto& w : p.workloads) {
     const RunOutcome& run = runs.at(w.scenario);
@@ -62,8 +70,9 @@ std::expected<std::vector<ThroughputOrigin>, Diagnostic> simulated_throughput(
       return std::unexpected(at(
           g.where, g.id,
           absent ? "the scenario " + w.scenario + " does not simulate " + g.system : best.error(),
-          absent ? "add " + g.system + " to the scenario's systems, or give the generation a "
-                   "throughput: {tps_per_xpu: ..., source: ...}"
+          absent ? "add " + g.system +
+                       " to the scenario's systems, or give the generation a "
+                       "throughput: {tps_per_xpu: ..., source: ...}"
                  : "relax the workload's target, or widen the scenario's sweep (concurrency, "
                    "layouts)"));
     }
@@ -101,7 +110,8 @@ std::expected<PlannedUnit, Diagnostic> plan_unit(const Catalog& cat, const Plan&
   const System& sys = *cat.find_system(g.system);
   const double pue = p.sites.empty() ? 1.0 : p.sites.front().pue.value;
   auto pm = power::PowerModel::of(sys, power::Facility{pue, {}});
-  if (!pm) return std::unexpected(at(g.where, g.id, pm.error(), "complete the system's power figures"));
+  if (!pm)
+    return std::unexpected(at(g.where, g.id, pm.error(), "complete the system's power figures"));
   PlannedUnit pu;
   pu.generation = g.id;
   pu.system = g.system;
@@ -132,6 +142,12 @@ std::expected<PlannedUnit, Diagnostic> plan_unit(const Catalog& cat, const Plan&
     pu.throughput_note = "simulated";
   }
   if (g.perf_per_watt) u.tps_per_xpu *= g.perf_per_watt->value;
+  if (g.availability) {
+    u.tps_per_xpu *= g.availability->value;
+    pu.availability = g.availability->value;
+    const FigureOrigin& o = g.availability->origin;
+    pu.availability_note = o.assumption ? "assumption: " + o.reason : o.source;
+  }
   const UnitPower w = unit_power(*pm, u.xpus, activity);
   pu.it_power_provisioned_w = w.provisioned;
   pu.it_power_production_w = w.production;
@@ -174,9 +190,12 @@ std::vector<PlanAssumption> assumptions_of(const Plan& p) {
     for (const auto& g : *list) {
       if (g.perf_per_watt)
         note_assumption(a, g.id + ".perf_per_watt", *g.perf_per_watt, Dimension{});
-      if (g.capex_per_unit) note_assumption(a, g.id + ".capex_per_unit", *g.capex_per_unit, Usd::kDimension);
+      if (g.capex_per_unit)
+        note_assumption(a, g.id + ".capex_per_unit", *g.capex_per_unit, Usd::kDimension);
       if (g.cost_per_xpu_hour)
-        note_assumption(a, g.id + ".cost_per_xpu_hour", *g.cost_per_xpu_hour, UsdPerSecond::kDimension);
+        note_assumption(a, g.id + ".cost_per_xpu_hour", *g.cost_per_xpu_hour,
+                        UsdPerSecond::kDimension);
+      if (g.availability) note_assumption(a, g.id + ".availability", *g.availability, Dimension{});
       if (g.throughput && g.throughput->origin.assumption)
         note_assumption(a, g.id + ".throughput.tps_per_xpu",
                         Figure{g.throughput->tps_per_xpu, g.throughput->origin},
@@ -211,6 +230,72 @@ std::expected<std::int64_t, std::string> store_plan(const Catalog& cat, PlanOutc
   }
 }
 
+// The availability of a failure rehearsal's serving deployment, with the text that says where it
+// comes from.
+std::expected<Figure, Failure> rehearsed_availability(const Catalog& cat, const Generation& g,
+                                                      const PlanRequest& rq,
+                                                      const PlanHooks& hooks) {
+  RehearseRequest r;
+  r.file = g.availability_rehearsal;
+  r.db = rq.db;
+  r.fresh = rq.fresh;
+  r.job = rq.job;
+  RehearseHooks h;
+  h.note = hooks.note;
+  h.cancel = hooks.cancel;
+  auto o = rehearse_file(cat, r, h);
+  if (!o) return std::unexpected(o.error());
+  const Rehearsal& re = o->rehearsal;
+  auto wrong = [&](const std::string& message, const std::string& hint) {
+    return std::unexpected(Failure::input(
+        {at(g.availability_where, g.id + ".availability", message, hint)}, g.where.file));
+  };
+  // Availability depends on the parts of a domain and their repair, not on the chip's speed: a
+  // rehearsal of a system built the same way (Jalapeno A0 for B0) holds for the generation.
+  const System* a = cat.find_system(re.system);
+  const System* b = cat.find_system(g.system);
+  const bool same_build =
+      a && b && a->domain_xpus == b->domain_xpus && a->compute_tray.xpus == b->compute_tray.xpus &&
+      a->compute_trays_per_rack == b->compute_trays_per_rack &&
+      a->host.placement == b->host.placement && a->switches.per_rack == b->switches.per_rack;
+  if (!same_build)
+    return wrong("the rehearsal " + re.file + " rehearses " + re.system +
+                     ", whose domains are not built as " + g.system + "'s",
+                 "name a rehearsal of the generation's system, or of one with the same trays, "
+                 "racks and domain");
+  if (!re.serving)
+    return wrong("the rehearsal " + re.file + " rehearses jobs, not serving",
+                 "name a rehearsal with a serving section");
+  Figure f;
+  f.value = o->outcome.availability;
+  f.origin.kind = FigureOrigin::Kind::plan;
+  f.origin.where = g.availability_where;
+  f.origin.source = fmt::format(
+      "racktwin rehearse {}: {}'s replicas up, time-averaged over {:g} days of {} domains (seed "
+      "{})",
+      re.file, re.system, re.horizon.value() / 86400.0, re.domains, o->seed);
+  return f;
+}
+
+// Every generation that names a failure rehearsal takes its availability from it; a file named by
+// several generations is rehearsed once.
+std::expected<void, Failure> rehearse_availability(const Catalog& cat, Plan& p,
+                                                   const PlanRequest& rq, const PlanHooks& hooks) {
+  std::map<std::string, Figure> done;
+  for (auto* list : {&p.generations, &p.comparators})
+    for (auto& g : *list) {
+      if (g.availability_rehearsal.empty()) continue;
+      auto it = done.find(g.availability_rehearsal);
+      if (it == done.end()) {
+        auto f = rehearsed_availability(cat, g, rq, hooks);
+        if (!f) return std::unexpected(f.error());
+        it = done.emplace(g.availability_rehearsal, *f).first;
+      }
+      g.availability = it->second;
+    }
+  return {};
+}
+
 }  // namespace
 
 std::expected<PlanOutcome, Failure> plan_fleet(const Catalog& cat, const PlanRequest& rq,
@@ -231,6 +316,8 @@ std::expected<PlanOutcome, Failure> plan_fleet(const Catalog& cat, const PlanReq
     runs = std::move(*r);
     if (!runs.empty()) out.db_path = runs.begin()->second.db_path;
   }
+  if (auto a = rehearse_availability(cat, out.plan, rq, hooks); !a)
+    return std::unexpected(a.error());
   Diagnostics problems;
   auto add = [&](const Generation& g, bool comparator) {
     auto u = plan_unit(cat, out.plan, g, runs, comparator);
@@ -264,7 +351,8 @@ std::expected<PlanOutcome, Failure> plan_fleet(const Catalog& cat, const PlanReq
 std::vector<plan::UnitModel> fleet_units(const PlanOutcome& o, const std::string& fleet) {
   std::vector<plan::UnitModel> out;
   for (const auto& u : o.units)
-    if (fleet == "plan" ? !u.comparator : u.comparator && u.generation == fleet) out.push_back(u.unit);
+    if (fleet == "plan" ? !u.comparator : u.comparator && u.generation == fleet)
+      out.push_back(u.unit);
   return out;
 }
 

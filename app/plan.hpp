@@ -61,6 +61,10 @@ struct PlannedUnit {
   double it_power_provisioned_w = 0, it_power_production_w = 0;  // per unit, both bases
   std::vector<ThroughputOrigin> throughput;  // one per workload; empty when given in the plan
   std::string throughput_note;               // "given: ..." or "simulated"
+  // The share of the unit's replicas serving through failures (Generation::availability; the
+  // unit's tps_per_xpu already counts it), and where it comes from; unset: not counted.
+  std::optional<double> availability;
+  std::string availability_note;
 };
 
 // A figure the plan rests on that is an assumption (from the plan file or a default).
@@ -117,9 +121,8 @@ const plan::Rollout* fleet_rollout(const PlanOutcome& o, const std::string& flee
 
 // Writes the plan's charts into `dir` (created when missing); returns the files. The process needs
 // a QApplication (charts::ensure_offscreen_app).
-std::expected<std::vector<std::string>, std::string> render_plan_plots(const PlanOutcome& o,
-                                                                       const std::string& dir,
-                                                                       charts::Formats formats = {});
+std::expected<std::vector<std::string>, std::string> render_plan_plots(
+    const PlanOutcome& o, const std::string& dir, charts::Formats formats = {});
 
 std::expected<PlanOutcome, Failure> plan_fleet(const Catalog& cat, const PlanRequest& request,
                                                const PlanHooks& hooks = {});

@@ -1,6 +1,8 @@
 // PlanOutcome::to_json: the `racktwin plan --json` document (docs/plan.md "Output").
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "app/plan.hpp"
 
 namespace racktwin::app {
@@ -38,8 +40,8 @@ Json quarter_json(const plan::QuarterRow& r) {
   }
   Json j{{"quarter", to_string(r.quarter)},
          {"binding", plan::to_string(r.binding)},
-         {"capacity_units", {{"power", r.room_units}, {"supply", r.ready_units},
-                             {"deployment", r.crew_units}}},
+         {"capacity_units",
+          {{"power", r.room_units}, {"supply", r.ready_units}, {"deployment", r.crew_units}}},
          {"energised_mw", r.energised_w / 1e6}};
   j.update(installed_json(r.total));
   j["tps_per_facility_mw"] = r.tps_per_facility_mw;
@@ -74,40 +76,42 @@ Json unit_json(const PlannedUnit& p) {
                  {"tpot_p50_ms", o.point.tpot_p50_s * 1e3},
                  {"tpot_p99_ms", o.point.tpot_p99_s * 1e3},
                  {"ttft_p99_s", o.point.ttft_p99_s}});
-  return Json{{"generation", p.generation},
-              {"system", p.system},
-              {"comparator", p.comparator},
-              {"unit", u.unit_name},
-              {"xpus_per_unit", u.xpus},
-              {"racks_per_unit", u.racks},
-              {"domain_xpus", u.domain_xpus},
-              {"unit_kw", u.it_power.value() / 1e3},
-              {"unit_kw_provisioned", p.it_power_provisioned_w / 1e3},
-              {"unit_kw_production", p.it_power_production_w / 1e3},
-              {"unit_kw_operating", u.operating_it_power.value() / 1e3},
-              {"tps_per_xpu", u.tps_per_xpu},
-              {"output_share", u.output_share},
-              {"capex_per_unit_usd", u.capex_per_unit ? Json(*u.capex_per_unit) : Json()},
-              {"cost_usd_per_xpu_hour",
-               u.cost_per_xpu_s ? Json(*u.cost_per_xpu_s * 3600.0) : Json()},
-              {"throughput_origin", p.throughput_note},
-              {"throughput", std::move(t)}};
+  return Json{
+      {"generation", p.generation},
+      {"system", p.system},
+      {"comparator", p.comparator},
+      {"unit", u.unit_name},
+      {"xpus_per_unit", u.xpus},
+      {"racks_per_unit", u.racks},
+      {"domain_xpus", u.domain_xpus},
+      {"unit_kw", u.it_power.value() / 1e3},
+      {"unit_kw_provisioned", p.it_power_provisioned_w / 1e3},
+      {"unit_kw_production", p.it_power_production_w / 1e3},
+      {"unit_kw_operating", u.operating_it_power.value() / 1e3},
+      {"tps_per_xpu", u.tps_per_xpu},
+      {"output_share", u.output_share},
+      {"capex_per_unit_usd", u.capex_per_unit ? Json(*u.capex_per_unit) : Json()},
+      {"cost_usd_per_xpu_hour", u.cost_per_xpu_s ? Json(*u.cost_per_xpu_s * 3600.0) : Json()},
+      {"availability", p.availability ? Json(*p.availability) : Json()},
+      {"availability_origin", p.availability_note},
+      {"throughput_origin", p.throughput_note},
+      {"throughput", std::move(t)}};
 }
 
 void csv_rows(const plan::Rollout& r, std::string& out) {
   auto line = [&](const plan::QuarterRow& q, const std::string& gen, const plan::Installed& in,
                   bool total) {
-    out += fmt::format("{},{},{},{},{},{:.6f},{:.6f},{:.0f},{:.0f},{:.0f},{:.0f},{:.0f},{:.0f},{:.6g},",
-                       r.fleet, to_string(q.quarter), gen, total ? plan::to_string(q.binding) : "",
-                       total ? fmt::format("{:.6f}", q.energised_w / 1e6) : "", in.facility_w / 1e6,
-                       in.it_w / 1e6, in.units, in.added, in.racks, in.xpus, in.domains_whole,
-                       in.domains_partial, in.tps);
+    out += fmt::format(
+        "{},{},{},{},{},{:.6f},{:.6f},{:.0f},{:.0f},{:.0f},{:.0f},{:.0f},{:.0f},{:.6g},", r.fleet,
+        to_string(q.quarter), gen, total ? plan::to_string(q.binding) : "",
+        total ? fmt::format("{:.6f}", q.energised_w / 1e6) : "", in.facility_w / 1e6, in.it_w / 1e6,
+        in.units, in.added, in.racks, in.xpus, in.domains_whole, in.domains_partial, in.tps);
     out += fmt::format("{:.2f},{:.2f},{}", in.capex, in.tco_per_year,
                        total ? fmt::format("{:.2f}", q.capex_cumulative) : "");
     if (total)
-      out += fmt::format(",{:.2f},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", q.opex, q.tps_per_facility_mw,
-                         q.usd_per_mtok, q.usd_per_mtok_input, q.usd_per_mtok_output,
-                         q.tokens_per_usd);
+      out += fmt::format(",{:.2f},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", q.opex,
+                         q.tps_per_facility_mw, q.usd_per_mtok, q.usd_per_mtok_input,
+                         q.usd_per_mtok_output, q.tokens_per_usd);
     else
       out += ",,,,,,\n";
   };
@@ -120,9 +124,13 @@ void csv_rows(const plan::Rollout& r, std::string& out) {
 Json swings_json(const std::vector<plan::Swing>& swings) {
   Json a = Json::array();
   for (const auto& w : swings)
-    a.push_back({{"figure", w.figure}, {"low", w.low}, {"high", w.high},
-                 {"usd_per_mtok_low", w.usd_per_mtok_low}, {"usd_per_mtok_high", w.usd_per_mtok_high},
-                 {"tps_low", w.tps_low}, {"tps_high", w.tps_high}});
+    a.push_back({{"figure", w.figure},
+                 {"low", w.low},
+                 {"high", w.high},
+                 {"usd_per_mtok_low", w.usd_per_mtok_low},
+                 {"usd_per_mtok_high", w.usd_per_mtok_high},
+                 {"tps_low", w.tps_low},
+                 {"tps_high", w.tps_high}});
   return a;
 }
 
@@ -132,12 +140,14 @@ Json uncertainty_json(const PlanOutcome& o) {
   for (const auto& q : o.monte_carlo->quarters)
     bands.push_back({{"quarter", to_string(q.quarter)},
                      {"tps", {{"p10", q.tps.p10}, {"p50", q.tps.p50}, {"p90", q.tps.p90}}},
-                     {"usd_per_mtok", {{"p10", q.usd_per_mtok.p10}, {"p50", q.usd_per_mtok.p50},
-                                       {"p90", q.usd_per_mtok.p90}}}});
+                     {"usd_per_mtok",
+                      {{"p10", q.usd_per_mtok.p10},
+                       {"p50", q.usd_per_mtok.p50},
+                       {"p90", q.usd_per_mtok.p90}}}});
   return Json{{"draws", o.monte_carlo->draws},
               {"seed", o.plan.uncertainty.seed},
-              {"final_quarter", {{"usd_per_mtok", o.sensitivity->usd_per_mtok},
-                                 {"tps", o.sensitivity->tps}}},
+              {"final_quarter",
+               {{"usd_per_mtok", o.sensitivity->usd_per_mtok}, {"tps", o.sensitivity->tps}}},
               {"sensitivity_by_cost", swings_json(o.sensitivity->by_cost)},
               {"sensitivity_by_tokens", swings_json(o.sensitivity->by_tokens)},
               {"monte_carlo", std::move(bands)}};
@@ -159,35 +169,42 @@ std::vector<std::vector<std::string>> PlanOutcome::quarter_table() const {
   for (const auto& r : rollout.quarters) {
     const auto& in = r.total;
     rows.push_back({to_string(r.quarter), plan::to_string(r.binding),
-                    fmt::format("{:.1f}", r.energised_w / 1e6), fmt::format("{:.1f}", in.facility_w / 1e6),
-                    fmt::format("{:.0f}", in.units), fmt::format("{:.0f}", in.added),
-                    fmt::format("{:.0f}", in.xpus),
+                    fmt::format("{:.1f}", r.energised_w / 1e6),
+                    fmt::format("{:.1f}", in.facility_w / 1e6), fmt::format("{:.0f}", in.units),
+                    fmt::format("{:.0f}", in.added), fmt::format("{:.0f}", in.xpus),
                     fmt::format("{:.0f}+{:.0f}", in.domains_whole, in.domains_partial),
-                    fmt::format("{:.1f}", in.tps / 1e6), fmt::format("{:.0f}", r.tps_per_facility_mw),
-                    money_text(in.capex), money_text(r.capex_cumulative),
-                    money_text(in.tco_per_year),
+                    fmt::format("{:.1f}", in.tps / 1e6),
+                    fmt::format("{:.0f}", r.tps_per_facility_mw), money_text(in.capex),
+                    money_text(r.capex_cumulative), money_text(in.tco_per_year),
                     r.usd_per_mtok > 0 ? fmt::format("{:.4f}", r.usd_per_mtok) : "-"});
   }
   return rows;
 }
 
 std::vector<std::vector<std::string>> PlanOutcome::unit_table() const {
-  std::vector<std::vector<std::string>> rows{
-      {"generation", "system", "unit", "XPUs", "kW (" + to_string(plan.basis) + ")",
-       "kW operating", "tok/s/XPU", "throughput", "cost"}};
+  // The availability column only when a unit counts one.
+  const bool available =
+      std::any_of(units.begin(), units.end(), [](const auto& u) { return u.availability; });
+  std::vector<std::vector<std::string>> rows{{"generation", "system", "unit", "XPUs",
+                                              "kW (" + to_string(plan.basis) + ")", "kW operating",
+                                              "tok/s/XPU", "throughput", "cost"}};
+  if (available) rows[0].insert(rows[0].begin() + 6, "available");
   for (const auto& u : units) {
     std::string origin = u.throughput_note;
     for (const auto& th : u.throughput)
       origin += fmt::format("; {}: run {} {} C={} TPOT p50 {:.1f} ms", th.workload, th.run_id,
                             th.point.layout, th.point.clients, th.point.tpot_p50_s * 1e3);
-    const std::string cost =
-        u.unit.capex_per_unit ? "$" + money_text(*u.unit.capex_per_unit) + "/unit"
-                              : fmt::format("${:.3f}/XPU-h", *u.unit.cost_per_xpu_s * 3600);
+    const std::string cost = u.unit.capex_per_unit
+                                 ? "$" + money_text(*u.unit.capex_per_unit) + "/unit"
+                                 : fmt::format("${:.3f}/XPU-h", *u.unit.cost_per_xpu_s * 3600);
     rows.push_back({u.generation + (u.comparator ? " (comparator)" : ""), u.system,
                     u.unit.unit_name, std::to_string(u.unit.xpus),
                     fmt::format("{:.1f}", u.unit.it_power.value() / 1e3),
                     fmt::format("{:.1f}", u.unit.operating_it_power.value() / 1e3),
                     fmt::format("{:.0f}", u.unit.tps_per_xpu), origin, cost});
+    if (available)
+      rows.back().insert(rows.back().begin() + 6,
+                         u.availability ? fmt::format("{:.3f}%", *u.availability * 100) : "-");
   }
   return rows;
 }
@@ -228,11 +245,15 @@ Json PlanOutcome::to_json() const {
   Json units_j = Json::array();
   for (const auto& u : units) units_j.push_back(unit_json(u));
   Json comps = Json::array();
-  for (const auto& c : comparators) comps.push_back({{"fleet", c.fleet}, {"quarters", rollout_json(c)}});
+  for (const auto& c : comparators)
+    comps.push_back({{"fleet", c.fleet}, {"quarters", rollout_json(c)}});
   Json assumed = Json::array();
   for (const auto& a : assumptions)
-    assumed.push_back({{"what", a.what}, {"value", a.value}, {"where", a.where},
-                       {"reason", a.reason}, {"source", a.source}});
+    assumed.push_back({{"what", a.what},
+                       {"value", a.value},
+                       {"where", a.where},
+                       {"reason", a.reason},
+                       {"source", a.source}});
   return Json{{"plan", plan.name},
               {"file", plan.file},
               {"power_basis", to_string(plan.basis)},

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fstream>
 
 #include "app/plan.hpp"
@@ -25,7 +26,11 @@ std::string num(double v, int decimals = 0) {
 }
 
 void print_tables(const app::PlanOutcome& o) {
-  fmt::print("{}\n\n", render_rows(o.unit_table(), {3, 4, 5, 6}));
+  const auto units = o.unit_table();
+  // Numbers from XPUs to tok/s/XPU (the availability column shows only when a unit has one).
+  const auto tps = std::find(units.front().begin(), units.front().end(), "tok/s/XPU");
+  fmt::print("{}\n\n", render_rows(units, numbers_from(3, static_cast<std::size_t>(
+                                                              tps - units.front().begin() + 1))));
   fmt::print("{}\n", render_rows(o.quarter_table(), {2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13}));
   const auto comparators = o.comparator_table();
   if (comparators.empty()) return;
@@ -49,12 +54,12 @@ void print_uncertainty(const app::PlanOutcome& o) {
   }
   fmt::print("{}\n", t.render({1, 2, 3, 4, 5, 6}));
   const auto& last = o.monte_carlo->quarters.back();
-  fmt::print("Monte Carlo, {} draws (seed {}), {}: $/Mtok P10 {} P50 {} P90 {}; Mtok/s P10 {} P50 {} "
-             "P90 {}\n",
-             o.monte_carlo->draws, o.plan.uncertainty.seed, to_string(last.quarter),
-             num(last.usd_per_mtok.p10, 4), num(last.usd_per_mtok.p50, 4),
-             num(last.usd_per_mtok.p90, 4), num(last.tps.p10 / 1e6, 1), num(last.tps.p50 / 1e6, 1),
-             num(last.tps.p90 / 1e6, 1));
+  fmt::print(
+      "Monte Carlo, {} draws (seed {}), {}: $/Mtok P10 {} P50 {} P90 {}; Mtok/s P10 {} P50 {} "
+      "P90 {}\n",
+      o.monte_carlo->draws, o.plan.uncertainty.seed, to_string(last.quarter),
+      num(last.usd_per_mtok.p10, 4), num(last.usd_per_mtok.p50, 4), num(last.usd_per_mtok.p90, 4),
+      num(last.tps.p10 / 1e6, 1), num(last.tps.p50 / 1e6, 1), num(last.tps.p90 / 1e6, 1));
 }
 
 void print_assumptions(const app::PlanOutcome& o) {
@@ -84,7 +89,8 @@ int plan(const Catalog& cat, PlanArgs a) {
         [](const std::string& msg) { fmt::print(stderr, "racktwin: Qt: {}\n", msg); });
     auto files = app::render_plan_plots(*o, a.plots);
     if (!files) return input_error("cannot write the plan's charts: " + files.error());
-    if (!a.quiet) fmt::print(stderr, "racktwin: wrote {} chart files to {}\n", files->size(), a.plots);
+    if (!a.quiet)
+      fmt::print(stderr, "racktwin: wrote {} chart files to {}\n", files->size(), a.plots);
   }
   if (a.json) {
     fmt::print("{}\n", o->to_json().dump(2));
@@ -106,13 +112,13 @@ int plan(const Catalog& cat, PlanArgs a) {
 void add_plan_command(CLI::App& app, Commands& out) {
   auto a = std::make_shared<PlanArgs>();
   auto* cmd = app.add_subcommand(
-      "plan", "Roll a fleet out quarter by quarter: racks, MW, tokens/s, capex, TCO and $/Mtok, "
-              "with the binding constraint and comparator fleets on the same power (docs/plan.md)");
+      "plan",
+      "Roll a fleet out quarter by quarter: racks, MW, tokens/s, capex, TCO and $/Mtok, "
+      "with the binding constraint and comparator fleets on the same power (docs/plan.md)");
   cmd->add_option("FILE", a->request.plan_file, "Plan YAML file")->required();
   cmd->add_flag("--json", a->json, "The whole plan, machine-readable");
   cmd->add_option("--csv", a->csv, "Write the quarterly table as CSV to this file");
-  cmd->add_option("--plots", a->plots,
-                  "Write the plan's charts (PNG and SVG) into this directory");
+  cmd->add_option("--plots", a->plots, "Write the plan's charts (PNG and SVG) into this directory");
   cmd->add_option("--db", a->request.db,
                   "Results database of the throughput sweeps (default: $RACKTWIN_DB, else "
                   "racktwin.db in the working directory)");

@@ -7,10 +7,10 @@
 
 #include <compare>
 #include <cstdint>
-#include <string_view>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -29,7 +29,7 @@ struct Quarter {
   auto operator<=>(const Quarter& o) const { return index() <=> o.index(); }
   bool operator==(const Quarter& o) const = default;
 };
-std::string to_string(Quarter q);                            // "2026Q3"
+std::string to_string(Quarter q);                              // "2026Q3"
 std::optional<Quarter> quarter_from_string(std::string_view);  // "2026Q3" or "2026-Q3"
 inline constexpr double kWeeksPerQuarter = 52.0 / 4.0;
 inline constexpr double kHoursPerYear = 8766.0;  // 365.25 days
@@ -52,21 +52,22 @@ struct Figure {
 // Which power a deployment unit (a rack pair, an NVL72 rack, a server rack) is planned at.
 // provisioned: XPUs at rated TDP, hosts provisioned; production: XPUs at rated TDP, hosts at their
 // production draw (Jalapeno's "about 160 kW" per rack pair); measured: everything at the simulated
-// operating point of the service target; all_in: InferenceX's all-in utility power per XPU where the
-// catalog has it (PUE included; else provisioned x PUE), so tok/s per facility MW is InferenceX's
-// tok/s per all-in MW.
+// operating point of the service target; all_in: InferenceX's all-in utility power per XPU where
+// the catalog has it (PUE included; else provisioned x PUE), so tok/s per facility MW is
+// InferenceX's tok/s per all-in MW.
 enum class PowerBasis { provisioned, production, measured, all_in };
 std::string to_string(PowerBasis b);
 std::optional<PowerBasis> power_basis_from_string(std::string_view s);
 std::vector<std::string> power_basis_names();
 
 // One workload of the mix the fleet serves, with its service target. The throughput per XPU at the
-// target comes from a simulated sweep of `scenario` (or is given, as an assumption, in `throughput`).
+// target comes from a simulated sweep of `scenario` (or is given, as an assumption, in
+// `throughput`).
 struct PlanWorkload {
-  std::string scenario;  // scenario file, resolved relative to the plan file
-  std::string workload;  // workload id in the scenario
-  std::string model;     // model id
-  double share = 1.0;    // share of the fleet's tokens
+  std::string scenario;             // scenario file, resolved relative to the plan file
+  std::string workload;             // workload id in the scenario
+  std::string model;                // model id
+  double share = 1.0;               // share of the fleet's tokens
   std::optional<Seconds> tpot_p50;  // median TPOT at or below
   std::optional<Seconds> tpot_p99;
   std::optional<Seconds> ttft_p99;
@@ -75,7 +76,7 @@ struct PlanWorkload {
 
 // Throughput per XPU given in the plan instead of simulated (e.g. a published figure).
 struct GivenThroughput {
-  double tps_per_xpu = 0;  // total (input + output) tok/s per XPU
+  double tps_per_xpu = 0;   // total (input + output) tok/s per XPU
   double output_share = 0;  // output tokens / total tokens
   FigureOrigin origin;
 };
@@ -87,13 +88,20 @@ struct Generation {
   // A later generation described only as an assumption: `system`'s racks and power with
   // throughput per XPU times `perf_per_watt` (same power).
   std::optional<Figure> perf_per_watt;
-  std::optional<Quarter> from, until;  // deliveries from .. until (inclusive); unset: the plan's
-  std::map<Quarter, double> supply;    // units delivered per quarter, from that quarter on
-  bool unlimited_supply = false;       // comparators by default: only power and deployment bind
-  std::optional<Figure> capex_per_unit;     // $ per deployment unit (rack pair, rack, server)
+  std::optional<Quarter> from, until;    // deliveries from .. until (inclusive); unset: the plan's
+  std::map<Quarter, double> supply;      // units delivered per quarter, from that quarter on
+  bool unlimited_supply = false;         // comparators by default: only power and deployment bind
+  std::optional<Figure> capex_per_unit;  // $ per deployment unit (rack pair, rack, server)
   std::optional<Figure> cost_per_xpu_hour;  // owned $/XPU-hour all-in (InferenceX style)
   bool cost_from_catalog = false;           // cost_per_xpu_hour: catalog
   std::optional<GivenThroughput> throughput;
+  // The time-averaged share of the generation's replicas serving through failures and repairs:
+  // given (a figure with its source, or flagged as an assumption), or taken from the failure
+  // rehearsal `availability_rehearsal` names (a rehearsal file, path resolved; app/plan.cpp runs it
+  // and sets `availability`). Unset: every installed replica serves (no failures counted).
+  std::optional<Figure> availability;
+  std::string availability_rehearsal;
+  SourceLocation availability_where;  // the `availability` key's value
   SourceLocation where;
 };
 
@@ -107,14 +115,14 @@ struct PlanSite {
 };
 
 struct PlanCosts {
-  Figure electricity_price;     // $/J
-  Figure facility_capex;        // $/W of facility power energised
-  Figure depreciation_years;    // hardware
-  Figure facility_years;        // buildings and power
-  Figure maintenance;           // share of hardware capex per year
-  Figure financing_rate;        // per year
-  Figure utilisation;           // share of the time the fleet serves at the target throughput
-  Figure output_price_ratio;    // an output token priced this many input tokens
+  Figure electricity_price;   // $/J
+  Figure facility_capex;      // $/W of facility power energised
+  Figure depreciation_years;  // hardware
+  Figure facility_years;      // buildings and power
+  Figure maintenance;         // share of hardware capex per year
+  Figure financing_rate;      // per year
+  Figure utilisation;         // share of the time the fleet serves at the target throughput
+  Figure output_price_ratio;  // an output token priced this many input tokens
 };
 
 struct Plan;

@@ -13,10 +13,10 @@ namespace racktwin {
 namespace {
 
 namespace fs = std::filesystem;
-using yaml::Context;
-using yaml::MapReader;
-using yaml::FigureReader;
 using yaml::assumed;
+using yaml::Context;
+using yaml::FigureReader;
+using yaml::MapReader;
 using yaml::sourced;
 
 constexpr double kMaxUnitsPerQuarter = 1e7;
@@ -25,27 +25,36 @@ constexpr int kMaxQuarters = 200;
 PlanDefaults make_defaults() {
   PlanDefaults d;
   auto& c = d.costs;
-  c.electricity_price = assumed(
-      usd_per_kwh(0.08).value(), "central value of the blended 2026 range $0.065-0.090/kWh",
-      "reference specs section 6: blended $0.065-0.090/kWh for AI datacenters in 2026");
-  c.facility_capex = sourced(10.7, "reference specs section 7: facility build $7.7M-10.7M/MW (CBRE "
-                                   "average); AI-optimised halls $20M+/MW (unverified)");
-  c.depreciation_years = sourced(5, "reference specs section 6: servers depreciated over 5-6 years "
-                                    "at hyperscalers (Amazon 5-6, Meta 5.5, Microsoft and Google 6)");
-  c.facility_years = assumed(15, "not in the reference: a common life for datacenter shells and "
-                                 "electrical plant");
-  c.maintenance = assumed(0.03, "not in the reference: hardware maintenance and spares per year as "
-                                "a share of hardware capex");
-  c.financing_rate = assumed(0.08, "not in the reference: a cost of capital for a large "
-                                   "infrastructure borrower");
-  c.utilisation = sourced(1.0, "InferenceX's cost per million tokens assumes the fleet serves at "
-                               "its measured throughput all the time (reference specs section 7)");
-  c.output_price_ratio = assumed(4, "not in the reference: output tokens priced 4x input tokens, as "
-                                    "in common API price lists");
-  d.pue = sourced(1.10, "reference specs section 6: new liquid-cooled AI halls 1.05-1.15, central "
-                        "1.10");
-  d.dock_to_rack = assumed(4 * 7 * 86400.0, "not in the reference: four weeks from the dock to a "
-                                            "rack ready to commission");
+  c.electricity_price =
+      assumed(usd_per_kwh(0.08).value(), "central value of the blended 2026 range $0.065-0.090/kWh",
+              "reference specs section 6: blended $0.065-0.090/kWh for AI datacenters in 2026");
+  c.facility_capex = sourced(10.7,
+                             "reference specs section 7: facility build $7.7M-10.7M/MW (CBRE "
+                             "average); AI-optimised halls $20M+/MW (unverified)");
+  c.depreciation_years = sourced(5,
+                                 "reference specs section 6: servers depreciated over 5-6 years "
+                                 "at hyperscalers (Amazon 5-6, Meta 5.5, Microsoft and Google 6)");
+  c.facility_years = assumed(15,
+                             "not in the reference: a common life for datacenter shells and "
+                             "electrical plant");
+  c.maintenance = assumed(0.03,
+                          "not in the reference: hardware maintenance and spares per year as "
+                          "a share of hardware capex");
+  c.financing_rate = assumed(0.08,
+                             "not in the reference: a cost of capital for a large "
+                             "infrastructure borrower");
+  c.utilisation = sourced(1.0,
+                          "InferenceX's cost per million tokens assumes the fleet serves at "
+                          "its measured throughput all the time (reference specs section 7)");
+  c.output_price_ratio = assumed(4,
+                                 "not in the reference: output tokens priced 4x input tokens, as "
+                                 "in common API price lists");
+  d.pue = sourced(1.10,
+                  "reference specs section 6: new liquid-cooled AI halls 1.05-1.15, central "
+                  "1.10");
+  d.dock_to_rack = assumed(4 * 7 * 86400.0,
+                           "not in the reference: four weeks from the dock to a "
+                           "rack ready to commission");
   return d;
 }
 
@@ -67,7 +76,8 @@ std::map<Quarter, double> read_quarter_map(Context& ctx, MapReader& m, std::stri
   const YAML::Node node = m.get(key);
   const std::string path = m.child(key);
   if (!node.IsMap()) {
-    ctx.error(node, path, "expected a mapping from quarters to values, e.g. {2026Q3: 100, 2027Q1: 400}");
+    ctx.error(node, path,
+              "expected a mapping from quarters to values, e.g. {2026Q3: 100, 2027Q1: 400}");
     return out;
   }
   for (const auto& kv : node) {
@@ -94,9 +104,8 @@ class PlanReader {
     read_quarters(top, p);
     if (auto b = top.choice("power_basis", true, power_basis_names()))
       p.basis = *power_basis_from_string(*b);
-    read_list(top, "workloads", false, [&](MapReader& m, std::size_t) {
-      p.workloads.push_back(read_workload(m));
-    });
+    read_list(top, "workloads", false,
+              [&](MapReader& m, std::size_t) { p.workloads.push_back(read_workload(m)); });
     read_list(top, "sites", true,
               [&](MapReader& m, std::size_t) { p.sites.push_back(read_site(m)); });
     read_list(top, "generations", true, [&](MapReader& m, std::size_t) {
@@ -105,8 +114,8 @@ class PlanReader {
     read_list(top, "comparators", false, [&](MapReader& m, std::size_t) {
       p.comparators.push_back(read_generation(m, true));
     });
-    p.dock_to_rack = figures_.read_or(top, "dock_to_rack", Seconds::kDimension, 0, 5 * 365 * 86400.0,
-                                      d.dock_to_rack);
+    p.dock_to_rack = figures_.read_or(top, "dock_to_rack", Seconds::kDimension, 0,
+                                      5 * 365 * 86400.0, d.dock_to_rack);
     read_costs(top, p.costs);
     read_uncertainty(top, p);
     check_ids(p);
@@ -116,8 +125,9 @@ class PlanReader {
     for (const auto* list : {&p.generations, &p.comparators})
       for (const auto& g : *list) simulated = simulated || !g.throughput;
     if (simulated && p.workloads.empty() && !top.has("workloads"))
-      top.missing("workloads", "the workload mix whose simulated sweeps give the throughput at the "
-                               "service target (or give every generation a throughput:)");
+      top.missing("workloads",
+                  "the workload mix whose simulated sweeps give the throughput at the "
+                  "service target (or give every generation a throughput:)");
   }
 
  private:
@@ -169,7 +179,8 @@ class PlanReader {
     PlanWorkload w;
     w.where = ctx_.location(m.node());
     if (auto s = m.string("scenario", true)) {
-      w.scenario = fs::path(*s).is_absolute() ? *s : (fs::path(base_dir_) / *s).lexically_normal().string();
+      w.scenario =
+          fs::path(*s).is_absolute() ? *s : (fs::path(base_dir_) / *s).lexically_normal().string();
       std::error_code ec;  // a name too long for the file system is a file that is not there
       if (!fs::exists(w.scenario, ec))
         ctx_.error(m.get("scenario"), m.child("scenario"), "no scenario file " + w.scenario,
@@ -223,8 +234,10 @@ class PlanReader {
       for (const auto& [q, w] : ramp) {
         if (w < last)
           ctx_.error(m.get("ramp"), m.child("ramp"),
-                     "the energised power falls in " + to_string(q) + " (ramp values are "
-                     "cumulative)", "give the total power energised by each quarter");
+                     "the energised power falls in " + to_string(q) +
+                         " (ramp values are "
+                         "cumulative)",
+                     "give the total power energised by each quarter");
         last = w;
         s.ramp.emplace(q, Watts(w));
       }
@@ -253,7 +266,8 @@ class PlanReader {
     auto id = m.string("id", false);
     g.id = id ? *id : g.system;
     g.perf_per_watt = figures_.read(m, "perf_per_watt", Dimension{}, 0.01, 100);
-    if (g.perf_per_watt && !g.perf_per_watt->origin.assumption && g.perf_per_watt->origin.source.empty())
+    if (g.perf_per_watt && !g.perf_per_watt->origin.assumption &&
+        g.perf_per_watt->origin.source.empty())
       ctx_.error(m.get("perf_per_watt"), m.child("perf_per_watt"),
                  "perf_per_watt needs its source or the flag of an assumption",
                  "write {value: 1.25, assumption: true, reason: \"...\"}");
@@ -261,15 +275,46 @@ class PlanReader {
     if (m.has("until")) g.until = read_quarter(ctx_, m.get("until"), m.child("until"));
     if (m.has("supply")) {
       g.unlimited_supply = false;
-      g.supply = read_quarter_map(ctx_, m, "supply", [&](const YAML::Node& n, const std::string& p) {
-        return yaml::read_number(ctx_, n, p, 0, kMaxUnitsPerQuarter);
-      });
+      g.supply =
+          read_quarter_map(ctx_, m, "supply", [&](const YAML::Node& n, const std::string& p) {
+            return yaml::read_number(ctx_, n, p, 0, kMaxUnitsPerQuarter);
+          });
     } else if (!comparator) {
       m.missing("supply", "the units delivered per quarter, e.g. {2026Q3: 50, 2027Q1: 300}");
     }
     read_generation_costs(m, g);
     if (m.has("throughput")) g.throughput = read_throughput(m);
+    if (m.has("availability")) read_availability(m, g);
     return g;
+  }
+
+  // `availability`: a share with its source or the flag of an assumption, or
+  // {rehearsal: FILE}, a failure rehearsal of the generation's system whose availability is used.
+  void read_availability(MapReader& m, Generation& g) {
+    const YAML::Node n = m.get("availability");
+    g.availability_where = ctx_.location(n);
+    if (n.IsMap() && n["rehearsal"]) {
+      MapReader a(ctx_, n, m.child("availability"));
+      if (auto f = a.string("rehearsal", true)) {
+        g.availability_rehearsal = fs::path(*f).is_absolute()
+                                       ? *f
+                                       : (fs::path(base_dir_) / *f).lexically_normal().string();
+        std::error_code ec;
+        if (!fs::exists(g.availability_rehearsal, ec))
+          ctx_.error(a.get("rehearsal"), a.child("rehearsal"),
+                     "no rehearsal file " + g.availability_rehearsal,
+                     "the path is relative to the plan file");
+      }
+      a.finish();
+      return;
+    }
+    g.availability = figures_.read(m, "availability", Dimension{}, 0.01, 1.0);
+    if (g.availability && !g.availability->origin.assumption &&
+        g.availability->origin.source.empty())
+      ctx_.error(n, m.child("availability"),
+                 "availability needs its source or the flag of an assumption",
+                 "write {value: 0.995, assumption: true, reason: \"...\"}, or "
+                 "{rehearsal: ../rehearsals/FILE.yaml} to take it from a failure rehearsal");
   }
 
   void read_generation_costs(MapReader& m, Generation& g) {
@@ -284,12 +329,14 @@ class PlanReader {
                      "the catalog has no cost per XPU-hour for " + g.system,
                      "give a value such as '$2.21/h' with its source, or capex_per_unit");
       } else {
-        g.cost_per_xpu_hour = figures_.read(m, "cost_per_xpu_hour", UsdPerSecond::kDimension, 0, 1e6);
+        g.cost_per_xpu_hour =
+            figures_.read(m, "cost_per_xpu_hour", UsdPerSecond::kDimension, 0, 1e6);
       }
     }
     if (!g.capex_per_unit && !g.cost_per_xpu_hour && !g.cost_from_catalog)
-      m.missing("capex_per_unit", "the price of one deployment unit such as '$3.4M' (or "
-                                  "cost_per_xpu_hour: '$2.21/h' or cost_per_xpu_hour: catalog)");
+      m.missing("capex_per_unit",
+                "the price of one deployment unit such as '$3.4M' (or "
+                "cost_per_xpu_hour: '$2.21/h' or cost_per_xpu_hour: catalog)");
     if (g.capex_per_unit && (g.cost_per_xpu_hour || g.cost_from_catalog))
       ctx_.error(m.get("cost_per_xpu_hour"), m.child("cost_per_xpu_hour"),
                  "give either capex_per_unit or cost_per_xpu_hour, not both",
@@ -314,8 +361,9 @@ class PlanReader {
     if (auto f = figures_.read(r, "output_share", Dimension{}, 0, 1))
       t.output_share = f->value;
     else if (!r.has("output_share"))
-      r.missing("output_share", "the share of output tokens in the total, e.g. 0.1 for 8k/1k "
-                                "(it splits $/Mtok into input and output prices)");
+      r.missing("output_share",
+                "the share of output tokens in the total, e.g. 0.1 for 8k/1k "
+                "(it splits $/Mtok into input and output prices)");
     r.finish();
     return t;
   }
@@ -327,16 +375,16 @@ class PlanReader {
     if (!m.ok()) return;
     c.electricity_price = figures_.read_or(m, "electricity_price", UsdPerJoule::kDimension, 0,
                                            usd_per_kwh(10).value(), c.electricity_price);
-    c.facility_capex = figures_.read_or(m, "facility_capex", UsdPerWatt::kDimension, 0, 1000,
-                                        c.facility_capex);
-    c.depreciation_years = figures_.read_or(m, "depreciation_years", Dimension{}, 1, 50,
-                                            c.depreciation_years);
+    c.facility_capex =
+        figures_.read_or(m, "facility_capex", UsdPerWatt::kDimension, 0, 1000, c.facility_capex);
+    c.depreciation_years =
+        figures_.read_or(m, "depreciation_years", Dimension{}, 1, 50, c.depreciation_years);
     c.facility_years = figures_.read_or(m, "facility_years", Dimension{}, 1, 100, c.facility_years);
     c.maintenance = figures_.read_or(m, "maintenance", Dimension{}, 0, 1, c.maintenance);
     c.financing_rate = figures_.read_or(m, "financing_rate", Dimension{}, 0, 1, c.financing_rate);
     c.utilisation = figures_.read_or(m, "utilisation", Dimension{}, 0.01, 1, c.utilisation);
-    c.output_price_ratio = figures_.read_or(m, "output_price_ratio", Dimension{}, 0.01, 100,
-                                            c.output_price_ratio);
+    c.output_price_ratio =
+        figures_.read_or(m, "output_price_ratio", Dimension{}, 0.01, 100, c.output_price_ratio);
     m.finish();
   }
 
@@ -345,12 +393,14 @@ class PlanReader {
     if (!top.has("uncertainty")) return;
     MapReader m(ctx_, top.get("uncertainty"), top.child("uncertainty"));
     if (!m.ok()) return;
-    if (auto v = m.integer("draws", false, 1, 1'000'000)) p.uncertainty.draws = static_cast<int>(*v);
+    if (auto v = m.integer("draws", false, 1, 1'000'000))
+      p.uncertainty.draws = static_cast<int>(*v);
     if (auto v = m.integer("seed", false, 0, std::numeric_limits<std::int64_t>::max()))
       p.uncertainty.seed = static_cast<std::uint64_t>(*v);
     if (!m.has("figures")) {
-      m.missing("figures", "the uncertain figures, e.g. {costs.electricity_price: {low: "
-                           "$0.065/kWh, high: $0.09/kWh}}");
+      m.missing("figures",
+                "the uncertain figures, e.g. {costs.electricity_price: {low: "
+                "$0.065/kWh, high: $0.09/kWh}}");
     } else {
       MapReader f(ctx_, m.get("figures"), m.child("figures"));
       if (f.ok())
@@ -380,8 +430,8 @@ class PlanReader {
       ctx_.error(f.get(name), f.child(name), ref->problem, "give the figure a value to vary");
     } else if (!(lo->value <= *ref->base && *ref->base <= hi->value && lo->value < hi->value)) {
       ctx_.error(f.get(name), f.child(name),
-                 "the range must hold the plan's value " + format_quantity(*ref->base, ref->dimension) +
-                     " with low below high",
+                 "the range must hold the plan's value " +
+                     format_quantity(*ref->base, ref->dimension) + " with low below high",
                  "the value is the most likely one (the mode of a triangular distribution)");
     } else {
       p.uncertainty.figures.push_back({name, lo->value, hi->value, ctx_.location(f.get(name))});
@@ -398,7 +448,8 @@ class PlanReader {
     std::set<std::string> sites;
     for (const auto& s : p.sites)
       if (!s.id.empty() && !sites.insert(s.id).second)
-        ctx_.error(s.where, "", "site id '" + s.id + "' is used twice", "give each site its own id");
+        ctx_.error(s.where, "", "site id '" + s.id + "' is used twice",
+                   "give each site its own id");
     double share = 0;
     for (const auto& w : p.workloads) share += w.share;
     if (!p.workloads.empty() && std::fabs(share - 1.0) > 1e-6)
@@ -421,9 +472,10 @@ class PlanReader {
     for (const auto* list : {&p.generations, &p.comparators})
       for (const auto& g : *list)
         if (g.from && g.until && *g.until < *g.from)
-          ctx_.error(g.where, "", g.id + ": until " + to_string(*g.until) + " is before from " +
-                                      to_string(*g.from),
-                     "swap them");
+          ctx_.error(
+              g.where, "",
+              g.id + ": until " + to_string(*g.until) + " is before from " + to_string(*g.from),
+              "swap them");
   }
 
   Context& ctx_;
@@ -442,13 +494,14 @@ const PlanDefaults& plan_defaults() {
 std::expected<Plan, Diagnostics> load_plan_string(const std::string& text, const std::string& name,
                                                   const std::string& base_dir,
                                                   const Catalog& catalog) {
-  return yaml::read_document<Plan>(text, name, "plan", "docs/plan.md", [&](Context& ctx, MapReader& top) {
-    Plan p;
-    p.file = name;
-    p.text = text;
-    PlanReader(ctx, catalog, base_dir).read(top, p);
-    return p;
-  });
+  return yaml::read_document<Plan>(text, name, "plan", "docs/plan.md",
+                                   [&](Context& ctx, MapReader& top) {
+                                     Plan p;
+                                     p.file = name;
+                                     p.text = text;
+                                     PlanReader(ctx, catalog, base_dir).read(top, p);
+                                     return p;
+                                   });
 }
 
 std::expected<Plan, Diagnostics> load_plan_file(const std::string& path, const Catalog& catalog) {

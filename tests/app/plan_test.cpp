@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "test_support.hpp"
@@ -27,7 +28,9 @@ TEST(PlanFleet, InferenceXConstants_ReproduceItsCostPerMillionTokensAndTokensPer
   rq.plan_file = kGb200;
   auto o = plan_fleet(test::shipped_catalog(), rq);
   ASSERT_TRUE(o.has_value()) << o.error().message
-                             << (o.error().diagnostics.empty() ? "" : o.error().diagnostics[0].to_string());
+                             << (o.error().diagnostics.empty()
+                                     ? ""
+                                     : o.error().diagnostics[0].to_string());
   const auto& q = o->rollout.quarters.front();
   ASSERT_EQ(q.total.units, 100);
   const double inferencex = 2.21 / (5000 * 3600.0) * 1e6;  // $/GPU-hour / (tok/s/GPU x 3600) x 1e6
@@ -45,6 +48,87 @@ TEST(PlanFleet, ABadPlan_FailsWithItsDiagnostics) {
   ASSERT_FALSE(o.has_value());
   EXPECT_EQ(o.error().kind, Failure::Kind::input);
   EXPECT_GE(o.error().diagnostics.size(), 4u);  // to, power_basis, workloads, sites, generations
+}
+
+// A Jalapeno plan with a given throughput, and `availability` as given (empty: none).
+std::string jalapeno_plan(const std::string& system, const std::string& availability) {
+  return "name: avail\nquarters: {from: 2026Q3, to: 2026Q4}\npower_basis: production\n"
+         "sites:\n  - {id: a, ramp: {2026Q3: 100 MW}, commission_per_week: 1000}\n"
+         "generations:\n  - system: " +
+         system +
+         "\n    supply: {2026Q3: 10}\n"
+         "    capex_per_unit: {value: $3.2M, assumption: true, reason: test}\n"
+         "    throughput: {tps_per_xpu: {value: 10000 tok/s, source: \"a given figure\"}, "
+         "output_share: 0.1}\n" +
+         availability + "dock_to_rack: 0 s\n";
+}
+
+std::expected<PlanOutcome, Failure> plan_text(const std::string& text) {
+  const std::string path = write_plan(text);
+  PlanRequest rq;
+  rq.plan_file = path;
+  auto o = plan_fleet(test::shipped_catalog(), rq);
+  ::unlink(path.c_str());
+  return o;
+}
+
+TEST(PlanAvailability, AGivenShare_ScalesTheThroughputAndIsListedWhenAssumed) {
+  auto none = plan_text(jalapeno_plan("jalapeno-a0", ""));
+  auto some = plan_text(jalapeno_plan(
+      "jalapeno-a0", "    availability: {value: 0.99, assumption: true, reason: \"a test\"}\n"));
+  ASSERT_TRUE(none.has_value()) << none.error().message;
+  ASSERT_TRUE(some.has_value()) << some.error().message;
+  EXPECT_FALSE(none->units[0].availability);
+  ASSERT_TRUE(some->units[0].availability);
+  EXPECT_DOUBLE_EQ(some->units[0].unit.tps_per_xpu, 0.99 * none->units[0].unit.tps_per_xpu);
+  EXPECT_NEAR(some->rollout.quarters.back().total.tps,
+              0.99 * none->rollout.quarters.back().total.tps,
+              1e-9 * none->rollout.quarters.back().total.tps);
+  EXPECT_TRUE(std::any_of(some->assumptions.begin(), some->assumptions.end(),
+                          [](const auto& a) { return a.what == "jalapeno-a0.availability"; }));
+  // The units table shows the availability column only when a unit counts one.
+  const auto with = some->unit_table(), without = none->unit_table();
+  EXPECT_EQ(with.front().at(6), "available");
+  EXPECT_EQ(with.at(1).at(6), "99.000%");
+  EXPECT_EQ(std::find(without.front().begin(), without.front().end(), "available"),
+            without.front().end());
+  EXPECT_EQ(some->to_json()["units"][0]["availability"], 0.99);
+  // A share with neither a source nor the flag of an assumption is an input error.
+  auto bare = plan_text(jalapeno_plan("jalapeno-a0", "    availability: 0.99\n"));
+  ASSERT_FALSE(bare.has_value());
+  EXPECT_NE(bare.error().diagnostics.at(0).to_string().find("availability needs its source"),
+            std::string::npos);
+}
+
+TEST(PlanAvailability, FromARehearsal_TakesItsAvailability_OfASystemBuiltTheSameWay) {
+  const std::string rehearsal =
+      ::testing::TempDir() + "racktwin-plan-rehearsal-" + std::to_string(::getpid()) + ".yaml";
+  std::ofstream(rehearsal)
+      << "name: small-site\nsystem: jalapeno-a0\ndomains: 2\n"
+         "horizon: 20 days\nsample_every: 6 h\nseed: 11\nserving:\n"
+         "  tps_per_replica: {value: 20000 tok/s, assumption: true, reason: t}\n"
+         "  replica_xpus: 8\nspare_capacity: {racks: 0, attainment_goal: 99%}\n";
+  const std::string line = "    availability: {rehearsal: " + rehearsal + "}\n";
+  auto none = plan_text(jalapeno_plan("jalapeno-b0", ""));
+  auto b0 = plan_text(jalapeno_plan("jalapeno-b0", line));
+  auto gb = plan_text(jalapeno_plan("gb300-nvl72", line));
+  ::unlink(rehearsal.c_str());
+  ASSERT_TRUE(none.has_value()) << none.error().message;
+  ASSERT_TRUE(b0.has_value()) << b0.error().message;
+  // B0's domains are built as A0's: the A0 rehearsal's availability holds, and it says where from.
+  ASSERT_TRUE(b0->units[0].availability);
+  const double a = *b0->units[0].availability;
+  EXPECT_GT(a, 0.9);
+  EXPECT_LT(a, 1.0);  // 20 days of two domains see failures
+  EXPECT_DOUBLE_EQ(b0->units[0].unit.tps_per_xpu, a * none->units[0].unit.tps_per_xpu);
+  EXPECT_NE(b0->units[0].availability_note.find("racktwin rehearse"), std::string::npos);
+  EXPECT_NE(b0->units[0].availability_note.find("jalapeno-a0"), std::string::npos);
+  // An NVL72 rack is not built as a Jalapeno domain: an error at the availability's line.
+  ASSERT_FALSE(gb.has_value());
+  ASSERT_FALSE(gb.error().diagnostics.empty());
+  EXPECT_NE(gb.error().diagnostics[0].message.find("not built as gb300-nvl72"), std::string::npos)
+      << gb.error().diagnostics[0].to_string();
+  EXPECT_EQ(gb.error().diagnostics[0].where.line, 11);
 }
 
 }  // namespace
