@@ -37,8 +37,10 @@ constexpr int kEditDelayMs = 250;  // edits within this time re-plan once
 QString edits_text(const plan::WhatIf& w) {
   QStringList parts;
   if (w.power_scale != 1.0) parts << QString("power %1 %").arg(w.power_scale * 100, 0, 'f', 0);
-  if (w.supply_scale != 1.0) parts << QString("deliveries %1 %").arg(w.supply_scale * 100, 0, 'f', 0);
-  if (w.electricity_usd_per_kwh) parts << QString("electricity $%1/kWh").arg(*w.electricity_usd_per_kwh, 0, 'f', 3);
+  if (w.supply_scale != 1.0)
+    parts << QString("deliveries %1 %").arg(w.supply_scale * 100, 0, 'f', 0);
+  if (w.electricity_usd_per_kwh)
+    parts << QString("electricity $%1/kWh").arg(*w.electricity_usd_per_kwh, 0, 'f', 3);
   if (w.pue) parts << QString("PUE %1").arg(*w.pue, 0, 'f', 2);
   if (w.comparators)
     parts << (w.comparators->empty() ? QString("no comparator")
@@ -52,7 +54,8 @@ PlanView::PlanView(const Catalog& catalog, std::string db_path, QWidget* parent)
     : QWidget(parent), catalog_(catalog), db_path_(std::move(db_path)) {
   auto* layout = new QVBoxLayout(this);
   auto* bar = new QHBoxLayout;
-  status_ = new QLabel("Open a plan file (File > Open plan, Ctrl+O); scenarios/plans/ has the shipped ones.", this);
+  status_ = new QLabel(
+      "Open a plan file (File > Open plan, Ctrl+O); scenarios/plans/ has the shipped ones.", this);
   status_->setWordWrap(true);
   auto* open = new QPushButton("Open plan…", this);
   connect(open, &QPushButton::clicked, this, [this] {
@@ -70,8 +73,13 @@ PlanView::PlanView(const Catalog& catalog, std::string db_path, QWidget* parent)
   table_ = new RowsModel(this);
   table_view_ = table_over(table_, timeline_);
   connect(table_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& i) { if (i.isValid()) select_quarter(i.row()); });
+          [this](const QModelIndex& i) {
+            if (i.isValid()) select_quarter(i.row());
+          });
   timeline_->addTab(table_view_, "Quarters");
+  // The units: power, availability, throughput and where it comes from, cost (app::unit_table).
+  units_ = new RowsModel(this);
+  timeline_->addTab(table_over(units_, timeline_), "Units");
   const char* names[] = {"MW by generation", "Tokens/s", "$/Mtok", "Tokens/s per MW", "Binding"};
   for (int i = 0; i < 5; ++i) {
     charts_[i] = new QChartView(timeline_);
@@ -132,11 +140,15 @@ QWidget* PlanView::what_if_form() {
   reset->setToolTip("Clear the edits and plan the file as it is");
   connect(reset, &QPushButton::clicked, this, [this] { set_what_if({}); });
   form->addRow(reset);
-  what_if_status_ = new QLabel("Edits re-plan at once against the stored throughput sweeps; what-if "
-                               "plans are not stored.", box);
+  what_if_status_ = new QLabel(
+      "Edits re-plan at once against the stored throughput sweeps; what-if "
+      "plans are not stored.",
+      box);
   what_if_status_->setWordWrap(true);
   form->addRow(what_if_status_);
-  auto edited = [this] { if (outcome_) edits_->start(); };
+  auto edited = [this] {
+    if (outcome_) edits_->start();
+  };
   connect(power_, &QSpinBox::valueChanged, this, edited);
   connect(supply_, &QSpinBox::valueChanged, this, edited);
   connect(price_, &QDoubleSpinBox::valueChanged, this, edited);
@@ -218,7 +230,8 @@ void PlanView::set_what_if(const plan::WhatIf& w) {
     price_->setValue(w.electricity_usd_per_kwh.value_or(base_price_kwh_));
     pue_->setValue(w.pue.value_or(base_pue_));
     int c = 0;
-    if (w.comparators) c = w.comparators->empty() ? 1 : comparators_->findText(q(w.comparators->front()));
+    if (w.comparators)
+      c = w.comparators->empty() ? 1 : comparators_->findText(q(w.comparators->front()));
     comparators_->setCurrentIndex(std::max(0, c));
   }
   edits_->stop();
@@ -229,7 +242,8 @@ plan::WhatIf PlanView::what_if() const {
   plan::WhatIf w;
   w.power_scale = power_->value() / 100.0;
   w.supply_scale = supply_->value() / 100.0;
-  if (std::abs(price_->value() - base_price_kwh_) > 5e-4) w.electricity_usd_per_kwh = price_->value();
+  if (std::abs(price_->value() - base_price_kwh_) > 5e-4)
+    w.electricity_usd_per_kwh = price_->value();
   if (std::abs(pue_->value() - base_pue_) > 5e-3) w.pue = pue_->value();
   if (comparators_->currentIndex() == 1)
     w.comparators = std::vector<std::string>{};
@@ -251,8 +265,9 @@ void PlanView::fill_form() {
   comparators_->addItem("every comparator");
   comparators_->addItem("no comparator");
   for (const auto& c : p.comparators) comparators_->addItem(q(c.id));
-  what_if_status_->setText("Edits re-plan at once against the stored throughput sweeps; what-if "
-                           "plans are not stored.");
+  what_if_status_->setText(
+      "Edits re-plan at once against the stored throughput sweeps; what-if "
+      "plans are not stored.");
 }
 
 void PlanView::show_outcome() {
@@ -265,20 +280,26 @@ void PlanView::show_outcome() {
     outcome_ = std::make_shared<const app::PlanOutcome>(std::move(*o));
     if (first) fill_form();
     const plan::WhatIf w = first ? plan::WhatIf{} : what_if();
-    status_->setText(q("Plan " + outcome_->plan.name + " (" + outcome_->plan.file + "), power basis " +
-                       to_string(outcome_->plan.basis) +
-                       (outcome_->plan_id ? ", stored as plan " + std::to_string(*outcome_->plan_id) : "")) +
-                     (w.empty() ? QString() : "; what-if: " + edits_text(w) + " (not stored)"));
-    if (!first) what_if_status_->setText(w.empty() ? "Planned as written." : "Re-planned: " + edits_text(w) + ".");
+    status_->setText(
+        q("Plan " + outcome_->plan.name + " (" + outcome_->plan.file + "), power basis " +
+          to_string(outcome_->plan.basis) +
+          (outcome_->plan_id ? ", stored as plan " + std::to_string(*outcome_->plan_id) : "")) +
+        (w.empty() ? QString() : "; what-if: " + edits_text(w) + " (not stored)"));
+    if (!first)
+      what_if_status_->setText(w.empty() ? "Planned as written."
+                                         : "Re-planned: " + edits_text(w) + ".");
     what_if_status_->parentWidget()->setEnabled(true);
     const int keep = first ? -1 : slider_->value();
     table_->set_rows(outcome_->quarter_table());
-    charts::CategoryChart figures[] = {app::mw_by_generation_chart(*outcome_), app::tokens_chart(*outcome_),
-                                    app::usd_per_mtok_chart(*outcome_), app::tokens_per_mw_chart(*outcome_),
-                                    app::capacities_chart(*outcome_)};
+    units_->set_rows(outcome_->unit_table());
+    charts::CategoryChart figures[] = {
+        app::mw_by_generation_chart(*outcome_), app::tokens_chart(*outcome_),
+        app::usd_per_mtok_chart(*outcome_), app::tokens_per_mw_chart(*outcome_),
+        app::capacities_chart(*outcome_)};
     for (int i = 0; i < 5; ++i) {
       QChart* chart = (i == 0 ? charts::stacked_bar_chart(figures[i])
-                              : charts::category_line_chart(figures[i], i == 1 || i == 4)).release();
+                              : charts::category_line_chart(figures[i], i == 1 || i == 4))
+                          .release();
       match_palette(chart);
       QChart* old = charts_[i]->chart();
       charts_[i]->setChart(chart);
@@ -329,15 +350,17 @@ void PlanView::show_quarter(int quarter) {
   if (r == nullptr || quarter < 0 || quarter >= static_cast<int>(r->quarters.size())) return;
   const auto& row = r->quarters[static_cast<std::size_t>(quarter)];
   const QLocale en(QLocale::English);
-  const std::string unit = outcome_->units.empty() ? "unit" : outcome_->units.front().unit.unit_name;
-  quarter_label_->setText(QString("<b>%1</b>: %2 %3s (+%4), %5 MW energised, %6 Mtok/s, binding: %7")
-                              .arg(q(to_string(row.quarter)))
-                              .arg(en.toString(row.total.units, 'f', 0))
-                              .arg(q(unit))
-                              .arg(en.toString(row.total.added, 'f', 0))
-                              .arg(en.toString(row.energised_w / 1e6, 'f', 0))
-                              .arg(en.toString(row.total.tps / 1e6, 'f', 1))
-                              .arg(q(plan::to_string(row.binding))));
+  const std::string unit =
+      outcome_->units.empty() ? "unit" : outcome_->units.front().unit.unit_name;
+  quarter_label_->setText(
+      QString("<b>%1</b>: %2 %3s (+%4), %5 MW energised, %6 Mtok/s, binding: %7")
+          .arg(q(to_string(row.quarter)))
+          .arg(en.toString(row.total.units, 'f', 0))
+          .arg(q(unit))
+          .arg(en.toString(row.total.added, 'f', 0))
+          .arg(en.toString(row.energised_w / 1e6, 'f', 0))
+          .arg(en.toString(row.total.tps / 1e6, 'f', 1))
+          .arg(q(plan::to_string(row.binding))));
   if (heatmap_->fleet() == "plan" && table_view_->currentIndex().row() != quarter) {
     const QSignalBlocker b(table_view_->selectionModel());
     table_view_->selectRow(quarter);

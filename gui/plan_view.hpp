@@ -43,13 +43,14 @@ class PlanView : public QWidget {
   void open_plan(const QString& file);
   // Re-plans the open plan with these edits (not stored); the form shows them.
   void set_what_if(const plan::WhatIf& w);
-  plan::WhatIf what_if() const;  // what the form says
+  plan::WhatIf what_if() const;      // what the form says
   void select_quarter(int quarter);  // index from the plan's first quarter
   int quarter() const;
   void select_fleet(const QString& fleet);  // the heatmap's fleet: "plan" or a comparator
 
   QString status() const;
   RowsModel* model() const { return table_; }
+  RowsModel* units_model() const { return units_; }
   SiteHeatmap* heatmap() const { return heatmap_; }
   const app::PlanOutcome* outcome() const { return outcome_.get(); }
   int charts_shown() const;
@@ -74,6 +75,7 @@ class PlanView : public QWidget {
   QLabel* what_if_status_ = nullptr;
   QLabel* quarter_label_ = nullptr;
   RowsModel* table_ = nullptr;
+  RowsModel* units_ = nullptr;  // the generations and comparators as planned
   QTableView* table_view_ = nullptr;
   QTabWidget* timeline_ = nullptr;
   QChartView* charts_[5] = {};

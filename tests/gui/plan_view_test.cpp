@@ -20,7 +20,8 @@ namespace racktwin::gui {
 namespace {
 
 const Catalog& catalog() {
-  static const Catalog cat = *load_catalog_dir(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/catalog");
+  static const Catalog cat =
+      *load_catalog_dir(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/catalog");
   return cat;
 }
 
@@ -30,7 +31,8 @@ struct GuiViews : ::testing::Test {
   std::filesystem::path dir;
   void SetUp() override {
     charts::ensure_offscreen_app([](const std::string&) {});
-    dir = std::filesystem::temp_directory_path() / ("racktwin-gui-views-" + std::to_string(::getpid()));
+    dir = std::filesystem::temp_directory_path() /
+          ("racktwin-gui-views-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
   }
   void TearDown() override { std::filesystem::remove_all(dir); }
@@ -51,7 +53,8 @@ struct GuiViews : ::testing::Test {
 
 TEST_F(GuiViews, Heatmap_DrawsEveryUnitInstalledByTheSelectedQuarter) {
   MainWindow w(catalog(), (dir / "r.db").string());
-  QAbstractItemModelTester tester(w.plan_model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QAbstractItemModelTester tester(w.plan_model(),
+                                  QAbstractItemModelTester::FailureReportingMode::Fatal);
   plan(w, kTwoSites);
   PlanView* v = w.plan_view();
   SiteHeatmap* map = v->heatmap();
@@ -65,9 +68,12 @@ TEST_F(GuiViews, Heatmap_DrawsEveryUnitInstalledByTheSelectedQuarter) {
     (void)map->grab();  // paints the frame
     const auto& row = rollout.quarters[static_cast<std::size_t>(q)];
     EXPECT_EQ(map->units_drawn(), static_cast<std::size_t>(row.total.units)) << q;
-    EXPECT_EQ(map->units_in(plan::PositionState::installed), static_cast<std::size_t>(row.total.added)) << q;
+    EXPECT_EQ(map->units_in(plan::PositionState::installed),
+              static_cast<std::size_t>(row.total.added))
+        << q;
     EXPECT_EQ(map->units_in(plan::PositionState::serving),
-              static_cast<std::size_t>(row.total.units - row.total.added)) << q;
+              static_cast<std::size_t>(row.total.units - row.total.added))
+        << q;
   }
   EXPECT_GT(rollout.quarters.back().total.units, 0);
   // Zoomed in on the first site, the frame draws only the units in view.
@@ -82,8 +88,9 @@ TEST_F(GuiViews, Heatmap_DrawsEveryUnitInstalledByTheSelectedQuarter) {
   v->select_fleet("gb300-nvl72");
   ASSERT_EQ(map->fleet(), "gb300-nvl72");
   (void)map->grab();
-  EXPECT_EQ(map->units_in(plan::PositionState::serving) + map->units_in(plan::PositionState::installed),
-            static_cast<std::size_t>(v->outcome()->comparators.front().quarters[1].total.units));
+  EXPECT_EQ(
+      map->units_in(plan::PositionState::serving) + map->units_in(plan::PositionState::installed),
+      static_cast<std::size_t>(v->outcome()->comparators.front().quarters[1].total.units));
   EXPECT_EQ(v->charts_shown(), 5);
 }
 
@@ -98,6 +105,18 @@ TEST_F(GuiViews, Heatmap_HoverNamesTheUnitUnderTheCursor) {
   EXPECT_TRUE(facts.contains("jalapeno-a0")) << facts.toStdString();
   EXPECT_TRUE(facts.contains("128 XPUs")) << facts.toStdString();
   EXPECT_TRUE(map->facts_at(QPoint(2, 2)).isEmpty());
+}
+
+TEST_F(GuiViews, UnitsTab_ListsEveryGenerationAndComparatorAsPlanned) {
+  MainWindow w(catalog(), (dir / "r.db").string());
+  plan(w, kTwoSites);
+  RowsModel* u = w.plan_view()->units_model();
+  const auto& units = w.plan_view()->outcome()->units;
+  ASSERT_EQ(u->rowCount(), static_cast<int>(units.size()));
+  EXPECT_EQ(u->headerData(0, Qt::Horizontal, Qt::DisplayRole).toString(), "generation");
+  for (int r = 0; r < u->rowCount(); ++r)
+    EXPECT_TRUE(u->index(r, 0).data().toString().startsWith(
+        QString::fromStdString(units[static_cast<std::size_t>(r)].generation)));
 }
 
 TEST_F(GuiViews, WhatIf_AnEditReplansAndChangesTheTable) {
@@ -153,14 +172,15 @@ TEST_F(GuiViews, DomainView_FailingAChanaTrayReducesCapacity) {
   const auto all = e.every_slot();
   for (std::size_t i = 0; i < all.size(); ++i) {
     const bool rack3_tray = all[i]->name.starts_with("rack3/vindaloo");
-    EXPECT_EQ(v->effects()[i], rack3_tray ? topology::Effect::slowed
+    EXPECT_EQ(v->effects()[i], rack3_tray                       ? topology::Effect::slowed
                                : all[i]->name == "rack3/chana2" ? topology::Effect::lost
-                                                                  : topology::Effect::none)
+                                                                : topology::Effect::none)
         << all[i]->name;
   }
   // A Katsu host of another rack takes one replica of eight XPUs out of the domain's 256.
   w.domain()->fail_part("hostrack9/katsu5");
-  EXPECT_TRUE(w.domain()->status().contains("256 before, 255 after")) << w.domain()->status().toStdString();
+  EXPECT_TRUE(w.domain()->status().contains("256 before, 255 after"))
+      << w.domain()->status().toStdString();
 }
 
 TEST_F(GuiViews, DomainView_AnNvl72IsOneRackAndAnHgxServerOneServer) {
@@ -175,7 +195,8 @@ TEST_F(GuiViews, DomainView_AnNvl72IsOneRackAndAnHgxServerOneServer) {
   ASSERT_EQ(hgx.compute.size(), 1u);
   EXPECT_EQ(hgx.domain_xpus, 8);
   EXPECT_EQ(hgx.compute.front().rack_slots.front().xpus, 8);
-  EXPECT_GT(hgx.compute.front().rack_slots.size(), 1u);  // the server's on-board switch and host CPUs
+  EXPECT_GT(hgx.compute.front().rack_slots.size(),
+            1u);  // the server's on-board switch and host CPUs
 }
 
 TEST_F(GuiViews, RunsFilter_ShowsOnlyTheMatchingRuns) {
@@ -188,7 +209,8 @@ TEST_F(GuiViews, RunsFilter_ShowsOnlyTheMatchingRuns) {
     ASSERT_TRUE(app::run_scenario(catalog(), rq).has_value());
   }
   MainWindow w(catalog(), db);
-  QAbstractItemModelTester tester(w.runs_shown(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QAbstractItemModelTester tester(w.runs_shown(),
+                                  QAbstractItemModelTester::FailureReportingMode::Fatal);
   ASSERT_EQ(w.runs_shown()->rowCount(), 2);
   const QString systems = w.runs_model()->index(0, 3).data().toString();
   EXPECT_FALSE(systems.isEmpty());
