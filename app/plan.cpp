@@ -230,13 +230,21 @@ std::expected<std::int64_t, std::string> store_plan(const Catalog& cat, PlanOutc
   }
 }
 
-// The availability of a failure rehearsal's serving deployment, with the text that says where it
-// comes from.
-std::expected<Figure, Failure> rehearsed_availability(const Catalog& cat, const Generation& g,
-                                                      const PlanRequest& rq,
-                                                      const PlanHooks& hooks) {
+// What a plan takes from a failure rehearsal: its system, whether it serves, its availability and
+// where that comes from.
+struct RehearsedAvailability {
+  std::string file, system;
+  bool serving = false;
+  double availability = 0;
+  std::string source;
+};
+
+std::expected<RehearsedAvailability, Failure> rehearse_for_plan(const Catalog& cat,
+                                                                const std::string& file,
+                                                                const PlanRequest& rq,
+                                                                const PlanHooks& hooks) {
   RehearseRequest r;
-  r.file = g.availability_rehearsal;
+  r.file = file;
   r.db = rq.db;
   r.fresh = rq.fresh;
   r.job = rq.job;
@@ -246,53 +254,68 @@ std::expected<Figure, Failure> rehearsed_availability(const Catalog& cat, const 
   auto o = rehearse_file(cat, r, h);
   if (!o) return std::unexpected(o.error());
   const Rehearsal& re = o->rehearsal;
+  return RehearsedAvailability{
+      re.file, re.system, re.serving.has_value(), o->outcome.availability,
+      fmt::format(
+          "racktwin rehearse {}: {}'s replicas up, time-averaged over {:g} days of {} domains "
+          "(seed {})",
+          re.file, re.system, re.horizon.value() / 86400.0, re.domains, o->seed)};
+}
+
+// Availability depends on the parts of a domain and their repair, not on the chip's speed: a
+// rehearsal of a system built the same way (Jalapeno A0 for B0) holds for the generation.
+bool built_the_same_way(const System* a, const System* b) {
+  return a && b && a->domain_xpus == b->domain_xpus &&
+         a->compute_tray.xpus == b->compute_tray.xpus &&
+         a->compute_trays_per_rack == b->compute_trays_per_rack &&
+         a->host.placement == b->host.placement &&
+         a->host_parts_per_compute_tray() == b->host_parts_per_compute_tray() &&
+         a->switches.per_rack == b->switches.per_rack;
+}
+
+// The generation's availability from the rehearsal, or why the rehearsal does not apply to it.
+std::expected<Figure, Diagnostic> availability_of(const Catalog& cat, const Generation& g,
+                                                  const RehearsedAvailability& r) {
   auto wrong = [&](const std::string& message, const std::string& hint) {
-    return std::unexpected(Failure::input(
-        {at(g.availability_where, g.id + ".availability", message, hint)}, g.where.file));
+    return std::unexpected(at(g.availability_where, g.id + ".availability", message, hint));
   };
-  // Availability depends on the parts of a domain and their repair, not on the chip's speed: a
-  // rehearsal of a system built the same way (Jalapeno A0 for B0) holds for the generation.
-  const System* a = cat.find_system(re.system);
-  const System* b = cat.find_system(g.system);
-  const bool same_build =
-      a && b && a->domain_xpus == b->domain_xpus && a->compute_tray.xpus == b->compute_tray.xpus &&
-      a->compute_trays_per_rack == b->compute_trays_per_rack &&
-      a->host.placement == b->host.placement && a->switches.per_rack == b->switches.per_rack;
-  if (!same_build)
-    return wrong("the rehearsal " + re.file + " rehearses " + re.system +
+  if (!built_the_same_way(cat.find_system(r.system), cat.find_system(g.system)))
+    return wrong("the rehearsal " + r.file + " rehearses " + r.system +
                      ", whose domains are not built as " + g.system + "'s",
                  "name a rehearsal of the generation's system, or of one with the same trays, "
-                 "racks and domain");
-  if (!re.serving)
-    return wrong("the rehearsal " + re.file + " rehearses jobs, not serving",
+                 "racks, hosts and domain");
+  if (!r.serving)
+    return wrong("the rehearsal " + r.file + " rehearses jobs, not serving",
                  "name a rehearsal with a serving section");
   Figure f;
-  f.value = o->outcome.availability;
+  f.value = r.availability;
   f.origin.kind = FigureOrigin::Kind::plan;
   f.origin.where = g.availability_where;
-  f.origin.source = fmt::format(
-      "racktwin rehearse {}: {}'s replicas up, time-averaged over {:g} days of {} domains (seed "
-      "{})",
-      re.file, re.system, re.horizon.value() / 86400.0, re.domains, o->seed);
+  f.origin.source = r.source;
   return f;
 }
 
-// Every generation that names a failure rehearsal takes its availability from it; a file named by
-// several generations is rehearsed once.
+// Every generation that names a failure rehearsal takes its availability from it, each checked on
+// its own; a file named by several generations is rehearsed once.
 std::expected<void, Failure> rehearse_availability(const Catalog& cat, Plan& p,
                                                    const PlanRequest& rq, const PlanHooks& hooks) {
-  std::map<std::string, Figure> done;
+  std::map<std::string, RehearsedAvailability> done;
+  Diagnostics problems;
   for (auto* list : {&p.generations, &p.comparators})
     for (auto& g : *list) {
       if (g.availability_rehearsal.empty()) continue;
       auto it = done.find(g.availability_rehearsal);
       if (it == done.end()) {
-        auto f = rehearsed_availability(cat, g, rq, hooks);
-        if (!f) return std::unexpected(f.error());
-        it = done.emplace(g.availability_rehearsal, *f).first;
+        auto r = rehearse_for_plan(cat, g.availability_rehearsal, rq, hooks);
+        if (!r) return std::unexpected(r.error());
+        it = done.emplace(g.availability_rehearsal, std::move(*r)).first;
       }
-      g.availability = it->second;
+      if (auto f = availability_of(cat, g, it->second))
+        g.availability = *f;
+      else
+        problems.push_back(f.error());
     }
+  if (!problems.empty()) return std::unexpected(Failure::input(problems, p.file));
   return {};
 }
 

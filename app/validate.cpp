@@ -118,7 +118,7 @@ std::expected<Validation, Failure> validate_points(const Catalog& cat, const Val
   v.power = calib::power_checks(plan, *results);
   for (auto& c : v.power)
     if (auto it = cat.calibrated.find(c.system); it != cat.calibrated.end())
-      c.share_fitted = it->second.power.has_value();
+      c.share_fitted = it->second.power && it->second.power->stale.empty();
   for (const auto& q : v.points->points)
     if (auto c = cat.efficiency_for(q.system)) v.origins[q.system] = c->origin;
   for (const auto& [id, origin] : v.origins)

@@ -77,8 +77,8 @@ PowerFit fit_one(const std::string& id, const std::vector<const sim::PointResult
     f.highest_w = lines[k].at(std::clamp(lo, 0.0, 1.0));
     f.highest_at = point_text(*points[k]);
     f.error =
-        "even at the busy share that draws least the sweeps' highest point draws more than "
-        "the measured sustained power";
+        "at every busy share from 0 to 1 some sweep point draws more than the measured sustained "
+        "power";
     return f;
   }
   // Rounded down to the 1e-6 the calibration file keeps, so the written share still holds.

@@ -295,6 +295,9 @@ struct CalibratedEfficiency {
     Watts highest;           // the most any calibration sweep point draws at that share
     std::string highest_at;  // that point
     int sweep_points = 0;
+    // Set by the catalog when the chip's sustained power is no longer `measured`: why the share
+    // was not applied (the system keeps its assumed share).
+    std::string stale;
   };
   std::optional<Power> power;
 };

@@ -1042,30 +1042,37 @@ void Loader::read_calibration(Context& ctx, const YAML::Node& n, const std::stri
 
 // The calibration's busy share, fitted to the chip's measured sustained power, replaces the
 // catalog's assumed power.xpu_busy_share; its record names the measurement and the fit. A fit to a
-// figure the chip no longer has is stale and an error.
+// figure the chip no longer has is stale: the assumed share stays, and its record says why (an
+// error would stop every command, `racktwin calibrate` too).
 void Loader::apply_calibrated_power(System& sys, const Chip& chip) {
   auto c = catalog.calibrated.find(sys.id);
   if (c == catalog.calibrated.end() || !c->second.power) return;
-  const CalibratedEfficiency::Power& p = *c->second.power;
-  const PendingRef& at = pending_power.at(sys.id);
-  if (!chip.sustained_power ||
-      std::fabs(chip.sustained_power->value() - p.measured.value()) > 1e-9 * p.measured.value()) {
-    diagnostics.push_back(
-        Diagnostic{at.where, at.path,
-                   "the busy share was fitted to a measured sustained power of " +
-                       format(p.measured) + ", but chip '" + chip.id + "' has " +
-                       (chip.sustained_power ? format(*chip.sustained_power) : std::string("none")),
-                   "rerun racktwin calibrate to fit the calibration to the catalog as it is"});
-    return;
-  }
-  Provenance measured;  // of the chip's sustained power: the fit rests on it
-  for (const auto& f : chip.fields)
-    if (f.path == "sustained_power") measured = f.provenance;
+  CalibratedEfficiency::Power& p = *c->second.power;
   auto text = [](double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.6g", v);
     return std::string(buf);
   };
+  const std::string path = "power.xpu_busy_share";
+  auto record = std::find_if(sys.fields.begin(), sys.fields.end(),
+                             [&](const FieldRecord& r) { return r.path == path; });
+  // The file keeps 6 significant digits.
+  if (!chip.sustained_power ||
+      std::fabs(chip.sustained_power->value() - p.measured.value()) > 1e-5 * p.measured.value()) {
+    const PendingRef& at = pending_power.at(sys.id);
+    p.stale = "the calibration (" + at.where.file + ":" + std::to_string(at.where.line) +
+              ") fitted a busy share of " + text(p.xpu_busy_share) +
+              " to a measured sustained power of " + format(p.measured) + ", but chip '" + chip.id +
+              "' has " +
+              (chip.sustained_power ? format(*chip.sustained_power) : std::string("none")) +
+              "; not applied: rerun racktwin calibrate";
+    if (record != sys.fields.end())
+      record->provenance.note += (record->provenance.note.empty() ? "" : "; ") + p.stale;
+    return;
+  }
+  Provenance measured;  // of the chip's sustained power: the fit rests on it
+  for (const auto& f : chip.fields)
+    if (f.path == "sustained_power") measured = f.provenance;
   const std::string before = sys.power.xpu_busy_share ? text(*sys.power.xpu_busy_share) : "none";
   Provenance prov;
   prov.sources = measured.sources;
@@ -1080,14 +1087,11 @@ void Loader::apply_calibrated_power(System& sys, const Chip& chip) {
               (p.highest_at.empty() ? "" : " (" + p.highest_at + ")") + " against " +
               format(p.measured) + "; the catalog assumed " + before;
   sys.power.xpu_busy_share = p.xpu_busy_share;
-  const std::string path = "power.xpu_busy_share";
-  FieldRecord record{path, text(p.xpu_busy_share), std::move(prov)};
-  auto f = std::find_if(sys.fields.begin(), sys.fields.end(),
-                        [&](const FieldRecord& r) { return r.path == path; });
-  if (f != sys.fields.end())
-    *f = std::move(record);
+  FieldRecord fitted{path, text(p.xpu_busy_share), std::move(prov)};
+  if (record != sys.fields.end())
+    *record = std::move(fitted);
   else
-    sys.fields.push_back(std::move(record));
+    sys.fields.push_back(std::move(fitted));
 }
 
 void Loader::resolve() {

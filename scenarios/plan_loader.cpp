@@ -300,7 +300,7 @@ class PlanReader {
                                        ? *f
                                        : (fs::path(base_dir_) / *f).lexically_normal().string();
         std::error_code ec;
-        if (!fs::exists(g.availability_rehearsal, ec))
+        if (!fs::is_regular_file(g.availability_rehearsal, ec))
           ctx_.error(a.get("rehearsal"), a.child("rehearsal"),
                      "no rehearsal file " + g.availability_rehearsal,
                      "the path is relative to the plan file");

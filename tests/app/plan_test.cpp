@@ -123,6 +123,27 @@ TEST(PlanAvailability, FromARehearsal_TakesItsAvailability_OfASystemBuiltTheSame
   EXPECT_DOUBLE_EQ(b0->units[0].unit.tps_per_xpu, a * none->units[0].unit.tps_per_xpu);
   EXPECT_NE(b0->units[0].availability_note.find("racktwin rehearse"), std::string::npos);
   EXPECT_NE(b0->units[0].availability_note.find("jalapeno-a0"), std::string::npos);
+  // A file named by a generation and a comparator is rehearsed once but checked for each: the
+  // NVL72 comparator is refused at its own line, the Jalapeno generation is not.
+  const std::string both =
+      jalapeno_plan("jalapeno-b0", line) +
+      "comparators:\n  - system: gb300-nvl72\n"
+      "    capex_per_unit: {value: $3.5M, assumption: true, reason: test}\n"
+      "    throughput: {tps_per_xpu: {value: 3000 tok/s, source: \"a given figure\"}, "
+      "output_share: 0.1}\n" +
+      line;
+  std::ofstream(rehearsal)
+      << "name: small-site\nsystem: jalapeno-a0\ndomains: 2\n"
+         "horizon: 20 days\nsample_every: 6 h\nseed: 11\nserving:\n"
+         "  tps_per_replica: {value: 20000 tok/s, assumption: true, reason: t}\n"
+         "  replica_xpus: 8\nspare_capacity: {racks: 0, attainment_goal: 99%}\n";
+  auto shared = plan_text(both);
+  ::unlink(rehearsal.c_str());
+  ASSERT_FALSE(shared.has_value());
+  ASSERT_EQ(shared.error().diagnostics.size(), 1u);
+  EXPECT_EQ(shared.error().diagnostics[0].where.line, 17);
+  EXPECT_NE(shared.error().diagnostics[0].message.find("not built as gb300-nvl72"),
+            std::string::npos);
   // An NVL72 rack is not built as a Jalapeno domain: an error at the availability's line.
   ASSERT_FALSE(gb.has_value());
   ASSERT_FALSE(gb.error().diagnostics.empty());

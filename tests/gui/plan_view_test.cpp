@@ -114,9 +114,18 @@ TEST_F(GuiViews, UnitsTab_ListsEveryGenerationAndComparatorAsPlanned) {
   const auto& units = w.plan_view()->outcome()->units;
   ASSERT_EQ(u->rowCount(), static_cast<int>(units.size()));
   EXPECT_EQ(u->headerData(0, Qt::Horizontal, Qt::DisplayRole).toString(), "generation");
-  for (int r = 0; r < u->rowCount(); ++r)
+  const auto rows = w.plan_view()->outcome()->unit_table();
+  ASSERT_EQ(u->columnCount(), static_cast<int>(rows.front().size()));
+  for (int c = 0; c < u->columnCount(); ++c)
+    EXPECT_EQ(u->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString().toStdString(),
+              rows.front()[static_cast<std::size_t>(c)]);
+  for (int r = 0; r < u->rowCount(); ++r) {
     EXPECT_TRUE(u->index(r, 0).data().toString().startsWith(
         QString::fromStdString(units[static_cast<std::size_t>(r)].generation)));
+    for (int c = 0; c < u->columnCount(); ++c)
+      EXPECT_EQ(u->index(r, c).data().toString().toStdString(),
+                rows[static_cast<std::size_t>(r) + 1][static_cast<std::size_t>(c)]);
+  }
 }
 
 TEST_F(GuiViews, WhatIf_AnEditReplansAndChangesTheTable) {
