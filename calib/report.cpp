@@ -24,8 +24,12 @@ Calibration assemble(const Catalog& cat, const FitReport& fit, const std::vector
     }
     for (const auto& p : fit.power)
       if (p.system == s.system && p.error.empty())
-        e.power = CalibratedEfficiency::Power{p.busy_share, Watts(p.measured_w), Watts(p.highest_w),
-                                              p.highest_at, p.sweep_points};
+        e.power = CalibratedEfficiency::Power{.xpu_busy_share = p.busy_share,
+                                              .measured = Watts(p.measured_w),
+                                              .highest = Watts(p.highest_w),
+                                              .highest_at = p.highest_at,
+                                              .sweep_points = p.sweep_points,
+                                              .stale = {}};
     c.systems.push_back(std::move(e));
   }
   for (const auto& [id, prior] : cat.efficiency_priors) {
