@@ -100,6 +100,14 @@ int Validation::exit_code() const {
   return !points->rejected.empty() ? 2 : summary.failed > 0 ? 1 : 0;
 }
 
+std::vector<std::string> power_unmeasured(const Catalog& cat, const std::vector<std::string>& ids) {
+  std::vector<std::string> out;
+  for (const auto& id : ids)
+    if (const System* s = cat.find_system(id); s && s->chip && !s->chip->sustained_power)
+      out.push_back(id);
+  return out;
+}
+
 std::expected<Validation, Failure> validate_points(const Catalog& cat, const ValidateRequest& rq) {
   auto pf = load_points(cat, rq.points_files);
   if (!pf) return std::unexpected(pf.error());
@@ -121,9 +129,9 @@ std::expected<Validation, Failure> validate_points(const Catalog& cat, const Val
       c.share_fitted = it->second.power && it->second.power->stale.empty();
   for (const auto& q : v.points->points)
     if (auto c = cat.efficiency_for(q.system)) v.origins[q.system] = c->origin;
-  for (const auto& [id, origin] : v.origins)
-    if (const System* s = cat.find_system(id); s && s->chip && !s->chip->sustained_power)
-      v.power_unmeasured.push_back(id);
+  std::vector<std::string> ids;
+  for (const auto& [id, origin] : v.origins) ids.push_back(id);
+  v.power_unmeasured = power_unmeasured(cat, ids);
   return v;
 }
 
@@ -205,6 +213,9 @@ std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
   rec.command = rq.command;
   c.file = calib::assemble(cat, *fit, fit->final, rec);
   c.fit = std::move(*fit);
+  std::vector<std::string> fitted;
+  for (const auto& s : c.fit.systems) fitted.push_back(s.system);
+  c.power_unmeasured = power_unmeasured(cat, fitted);
   for (const auto& f : c.file.families)
     for (const auto& [sid, sys] : cat.systems) {
       const EfficiencyPrior* p = cat.efficiency_prior_for(sid);

@@ -63,6 +63,10 @@ struct Validation {
 
 std::expected<Validation, Failure> validate_points(const Catalog& cat, const ValidateRequest& rq);
 
+// The systems of `ids` whose chip has no measured sustained power: their XPU power rests on the
+// catalog's assumed shares alone (docs/model.md section 13.3).
+std::vector<std::string> power_unmeasured(const Catalog& cat, const std::vector<std::string>& ids);
+
 struct CalibrateRequest {
   std::vector<std::string> points_files;     // read as one (load_points_files)
   std::vector<std::string> systems, params;  // empty: every system with points, the defaults
@@ -82,6 +86,8 @@ struct Calibration {
   std::vector<std::string> params;  // the parameters fitted
   // Per pooled family: the catalog systems without points of their own that use it.
   std::map<std::string, std::vector<std::string>> family_users;
+  // The fitted systems whose chip has no measured sustained power (power_unmeasured()).
+  std::vector<std::string> power_unmeasured;
 };
 
 std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,

@@ -34,7 +34,8 @@ std::string point_text(const sim::PointResult& r) {
   const sim::PointSpec& s = r.spec;
   std::string out = (s.model ? s.model->id : std::string("?")) + " " + s.workload_id + " " +
                     s.layout.label() + " " + sim::serving_mode(s).label();
-  if (auto c = sim::clients_of(s.arrivals)) out += " at " + std::to_string(*c) + " clients";
+  if (auto c = sim::clients_of(s.arrivals))
+    out += " at " + std::to_string(*c) + (*c == 1 ? " client" : " clients");
   return out;
 }
 
@@ -99,12 +100,24 @@ std::vector<PowerFit> fit_power(const std::vector<sim::PointResult>& results) {
   std::map<std::string, std::vector<const sim::PointResult*>> by_system;
   for (const auto& r : results) {
     const System* s = r.spec.system;
-    if (!r.error.empty() || s == nullptr || s->chip == nullptr || !s->chip->sustained_power)
-      continue;
-    by_system[s->id].push_back(&r);
+    if (s == nullptr || s->chip == nullptr || !s->chip->sustained_power) continue;
+    auto& points = by_system[s->id];
+    if (r.error.empty()) points.push_back(&r);
   }
   std::vector<PowerFit> out;
-  for (const auto& [id, points] : by_system) out.push_back(fit_one(id, points));
+  for (const auto& [id, points] : by_system) {
+    if (!points.empty()) {
+      out.push_back(fit_one(id, points));
+      continue;
+    }
+    PowerFit none;
+    none.system = id;
+    for (const auto& r : results)
+      if (r.spec.system != nullptr && r.spec.system->id == id)
+        none.measured_w = r.spec.system->chip->sustained_power->value();
+    none.error = "no sweep point of the system ran";
+    out.push_back(std::move(none));
+  }
   return out;
 }
 

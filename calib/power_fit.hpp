@@ -35,7 +35,7 @@ struct PowerFit {
 };
 
 // One fit per system of `results` whose chip has a measured sustained power, by system id.
-// Points with an error are left out.
+// Points with an error are left out; a system none of whose points ran gets an error saying so.
 std::vector<PowerFit> fit_power(const std::vector<sim::PointResult>& results);
 
 }  // namespace racktwin::calib

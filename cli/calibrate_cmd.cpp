@@ -25,38 +25,24 @@ std::string param_text(const perf::Efficiency& e, const std::string& name) {
 }
 
 // The busy shares fitted to measured sustained power, and the systems that have no measurement.
-void print_power(const Catalog& cat, const calib::FitReport& fit) {
+void print_power(const app::Calibration& c) {
   Table t({"system", "measured W", "busy share", "highest W", "sweep points", "highest at"});
-  std::vector<std::string> unmeasured;
-  for (const auto& s : fit.systems) {
-    const System* sys = cat.find_system(s.system);
-    if (sys == nullptr || sys->chip == nullptr || !sys->chip->sustained_power) {
-      unmeasured.push_back(s.system);
-      continue;
-    }
-    auto p = std::find_if(fit.power.begin(), fit.power.end(),
-                          [&](const auto& x) { return x.system == s.system; });
-    if (p == fit.power.end()) {  // measured, but no sweep point of it ran
-      t.add({s.system, app::figure_text(sys->chip->sustained_power->value()), "not fitted", "-",
-             "0", "no sweep point of the system ran"});
-      continue;
-    }
-    t.add({p->system, app::figure_text(p->measured_w),
-           p->error.empty() ? fmt::format("{:.6g}", p->busy_share) : "not fitted",
-           app::figure_text(p->highest_w), std::to_string(p->sweep_points),
-           p->error.empty() ? p->highest_at : p->error});
-  }
+  for (const auto& p : c.fit.power)
+    t.add({p.system, app::figure_text(p.measured_w),
+           p.error.empty() ? fmt::format("{:.6g}", p.busy_share) : "not fitted",
+           p.sweep_points > 0 ? app::figure_text(p.highest_w) : "-", std::to_string(p.sweep_points),
+           p.error.empty() ? p.highest_at : p.error});
   if (!t.empty())
     fmt::print("\nXPU busy share fitted to the chip's measured sustained power\n{}\n",
                t.render({1, 2, 3, 4}));
-  if (!unmeasured.empty())
+  if (!c.power_unmeasured.empty())
     fmt::print(
         "no measured sustained power for {}: power.xpu_busy_share stays the catalog's "
         "assumption\n",
-        fmt::join(unmeasured, ", "));
+        fmt::join(c.power_unmeasured, ", "));
 }
 
-void print_report(const Catalog& cat, const app::Calibration& c, double wall_s) {
+void print_report(const app::Calibration& c, double wall_s) {
   Table pt({"system", "prior", "points", "parameter", "prior value", "fitted", "pinned"});
   for (const auto& s : c.fit.systems)
     for (const auto& name : s.params) {
@@ -89,7 +75,7 @@ void print_report(const Catalog& cat, const app::Calibration& c, double wall_s) 
   fmt::print("median |error| {:.1f}%, max |error| {:.1f}%; {} sweep points simulated in {:.0f} s\n",
              c.file.record.median_abs_error_pct, c.file.record.max_abs_error_pct,
              c.fit.simulated_points, wall_s);
-  print_power(cat, c.fit);
+  print_power(c);
   fmt::print("wrote {}\n", c.written);
   for (const auto& s : c.fit.systems)
     for (const auto& name : s.pinned)
@@ -113,7 +99,7 @@ int calibrate(const Catalog& cat, app::CalibrateRequest rq) {
                  "reports the same)\n");
     return code;
   }
-  print_report(cat, *c, seconds());
+  print_report(*c, seconds());
   if (const std::string narrowed = rq.sweep.describe(); !narrowed.empty())
     fmt::print("sweep narrowed to {}: the fit saw only those sweep points\n", narrowed);
   return kExitOk;

@@ -92,6 +92,12 @@ TEST(PowerFit, ChipsWithoutAMeasurementAndFailedPointsAreLeftOut) {
   ASSERT_EQ(fits.size(), 1u);
   EXPECT_TRUE(fits[0].error.empty()) << fits[0].error;
   EXPECT_EQ(fits[0].sweep_points, 1);
+  // A measured system none of whose points ran is reported, not passed over as unmeasured.
+  const auto none = calib::fit_power({failed});
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0].sweep_points, 0);
+  EXPECT_DOUBLE_EQ(none[0].measured_w, j.chip->sustained_power->value());
+  EXPECT_NE(none[0].error.find("no sweep point"), std::string::npos) << none[0].error;
 }
 
 }  // namespace
