@@ -416,7 +416,10 @@ class Fitter {
                              std::vector<Candidate>& cands) const;
   void take_fd(State& s, const std::vector<std::vector<double>>& f, std::size_t first,
                const std::vector<double>& steps) const;
-  std::expected<std::vector<sim::PointResult>, std::string> full_sweeps(const std::string& why);
+  // Every point of the plan at its system's current parameters; with `previous` (the last full
+  // sweeps) only the points of systems not settled are simulated again.
+  std::expected<std::vector<sim::PointResult>, std::string> full_sweeps(
+      const std::string& why, const std::vector<sim::PointResult>* previous = nullptr);
   void choose_cuts(const std::vector<sim::PointResult>& results);
   void keep_best(std::vector<sim::PointResult>& results);
   std::expected<void, std::string> start_round(int round);
@@ -446,7 +449,7 @@ std::expected<std::vector<sim::PointResult>, std::string> Fitter::run() {
     // The full sweeps at the fitted parameters: the final predictions, or, where a system's
     // objective over them is clearly above its objective over the cut (a layout or load outside
     // the cut now decides a point), the next round's cut.
-    results = full_sweeps("at the fitted parameters");
+    results = full_sweeps("at the fitted parameters", &*results);
     if (!results) return results;
     if (agrees(*results)) break;
     if (round + 1 >= options_.rounds) {
@@ -549,15 +552,24 @@ void Fitter::take_fd(State& s, const std::vector<std::vector<double>>& f, std::s
 
 // The full sweeps of every system at its current parameters.
 std::expected<std::vector<sim::PointResult>, std::string> Fitter::full_sweeps(
-    const std::string& why) {
-  std::vector<sim::PointSpec> full = plan_.specs;
-  for (auto& spec : full) {
-    const State& s = systems_.states[systems_.index.at(spec.system->id)];
-    spec.efficiency = efficiency_at(s, s.x);
+    const std::string& why, const std::vector<sim::PointResult>* previous) {
+  // A settled system's parameters no longer move: its sweeps in `previous` stand as they are.
+  std::vector<sim::PointSpec> batch;
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < plan_.specs.size(); ++i) {
+    const State& s = systems_.states[systems_.index.at(plan_.specs[i].system->id)];
+    if (previous != nullptr && s.settled) continue;
+    batch.push_back(plan_.specs[i]);
+    batch.back().efficiency = efficiency_at(s, s.x);
+    at.push_back(i);
   }
-  say("simulating the full sweeps " + why + " (" + std::to_string(full.size()) + " points)");
-  simulated_points_ += static_cast<int>(full.size());
-  return options_.simulate(full);
+  say("simulating the full sweeps " + why + " (" + std::to_string(batch.size()) + " points)");
+  simulated_points_ += static_cast<int>(batch.size());
+  auto simulated = options_.simulate(batch);
+  if (!simulated || previous == nullptr) return simulated;
+  std::vector<sim::PointResult> results = *previous;
+  for (std::size_t k = 0; k < at.size(); ++k) results[at[k]] = std::move((*simulated)[k]);
+  return results;
 }
 
 // The full sweeps at the current parameters choose the cut of each system not settled; its

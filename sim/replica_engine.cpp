@@ -317,8 +317,29 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
   // Decode: every running sequence gains the tokens of j steps (one per step without speculation),
   // up to its output length; only the plan's last step can reach a sequence's end.
   const int steps = gained(j);
+  // One pass over the running sequences: each gains its tokens (up to its output length), and
+  // those that reach their end leave the batch. A reservation never falls below what the sequence
+  // holds: below a ratio of 1 it grows with the tokens generated, by the share of each that was not
+  // reserved at admission (at 0, the current context exactly), so new prompts are admitted on what
+  // the cache really holds.
+  const double unreserved = 1.0 - params_.reserve_output_ratio;
   double added = 0;
-  for (const Request* r : running_) added += std::min(steps, r->osl - r->generated);
+  ending_.clear();
+  std::size_t kept = 0;
+  for (Request* r : running_) {
+    const int t = std::min(steps, r->osl - r->generated);
+    added += t;
+    r->generated += t;
+    r->kv_tokens += t;
+    r->context += t;
+    r->reserved += unreserved * t;
+    reserved_ += unreserved * t;
+    if (r->generated >= r->osl)
+      ending_.push_back(r);
+    else
+      running_[kept++] = r;
+  }
+  running_.resize(kept);
   double binned = 0;
   for (std::size_t i = 0; i < j; ++i) {
     const double decoded =
@@ -337,21 +358,9 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
       stats_.breakdown_s[k] += breakdown_[i][k];
   }
   stats_.iterations += static_cast<std::int64_t>(j);
-  if (!running_.empty())
+  if (kept + ending_.size() > 0)
     credit_ = credit_ + static_cast<double>(j) * params_.tokens_per_step - steps;
   make_room(added);
-  // A reservation never falls below what the sequence holds: below a ratio of 1 it grows with the
-  // tokens generated, by the share of each that was not reserved at admission (at 0, the current
-  // context exactly), so new prompts are admitted on what the cache really holds.
-  const double unreserved = 1.0 - params_.reserve_output_ratio;
-  for (Request* r : running_) {
-    const int t = std::min(steps, r->osl - r->generated);
-    r->generated += t;
-    r->kv_tokens += t;
-    r->context += t;
-    r->reserved += unreserved * t;
-    reserved_ += unreserved * t;
-  }
   kv_used_ += added;
   context_sum_ += added;
   stats_.max_kv_used = std::max(stats_.max_kv_used, kv_used_);
@@ -362,15 +371,7 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
     release(r);
     finished.push_back(r);
   };
-  std::vector<Request*> still;
-  still.reserve(running_.size());
-  for (Request* r : running_) {
-    if (r->generated >= r->osl)
-      done(r);
-    else
-      still.push_back(r);
-  }
-  running_.swap(still);
+  for (Request* r : ending_) done(r);
 
   // Prefill chunks: a prompt that completes samples its next token and starts decoding; its full
   // blocks move from its private KV into the prefix cache (pinned while it runs).

@@ -191,6 +191,7 @@ class ReplicaEngine {
   EngineParams params_;
   int window_ = 0;
   std::vector<Request*> running_;  // decoding, in start order
+  std::vector<Request*> ending_;   // apply(): the sequences that reached their end (reused)
   std::deque<Request*> waiting_;   // to prefill, FIFO; the front may be partly prefilled
   double kv_used_ = 0;
   double context_sum_ = 0;  // sum of the running sequences' KV tokens
