@@ -46,6 +46,26 @@ std::string engine_limits_text(const EngineLimits& l) {
          "them): " + s;
 }
 
+// The settings of a system's published multi-node benchmarks (ServingStack::MultiNode).
+std::string multinode_text(const ServingStack::MultiNode& m) {
+  if (!m.any())
+    return "multi-node benchmarks: none in the catalog; disaggregated points run with the "
+           "simulation's defaults and validate sweeps them over the usual clients";
+  std::vector<std::string> parts;
+  if (m.concurrency)
+    parts.push_back(fmt::format("up to {} clients (validate and calibrate run each "
+                                "disaggregated configuration also at the clients that fill its "
+                                "decode pool, up to that)",
+                                *m.concurrency));
+  if (m.max_seqs_per_rank)
+    parts.push_back(fmt::format("{} sequences per attention rank of a decode worker",
+                                *m.max_seqs_per_rank));
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
+  return "multi-node benchmarks (disaggregated pools; a scenario's engine keys override them): " +
+         s;
+}
+
 std::string count_text(double n) {
   if (n >= 1e12) return fmt::format("{:.3g}T", n / 1e12);
   if (n >= 1e9) return fmt::format("{:.4g}B", n / 1e9);
@@ -131,7 +151,8 @@ std::vector<Section> system_sections(const System& s) {
                  {fmt::format("{}; MTP/speculative decoding {}; prefill/decode disaggregation {}",
                               s.serving.engine, s.serving.mtp ? "yes" : "no",
                               s.serving.disaggregation ? "yes" : "no"),
-                  engine_limits_text(s.serving.engine_limits)}});
+                  engine_limits_text(s.serving.engine_limits),
+                  multinode_text(s.serving.multinode)}});
   if (!s.status.empty()) out.push_back({"Status", {}, {}, {}, {s.status}});
   return out;
 }
@@ -280,7 +301,10 @@ Json to_json(const System& s) {
                     {"max_batched_tokens", optional_json(el.max_batched_tokens)},
                     {"memory_utilization", optional_json(el.memory_utilization)},
                     {"reserve_output", optional_json(el.reserve_output)},
-                    {"dp_attention", optional_json(el.dp_attention)}}}};
+                    {"dp_attention", optional_json(el.dp_attention)}}},
+                  {"multinode",
+                   {{"concurrency", optional_json(s.serving.multinode.concurrency)},
+                    {"max_seqs_per_rank", optional_json(s.serving.multinode.max_seqs_per_rank)}}}};
   j["status"] = s.status;
   j["fields"] = fields_json(s.fields);
   if (s.chip) j["chip_detail"] = to_json(*s.chip);

@@ -171,8 +171,9 @@ std::vector<std::string> engine_lines(const Catalog& cat, const Scenario& sc) {
         sim::kBatchedTokensPerAttentionRank));
   if (catalog)
     out.push_back("(catalog): the system's single-server benchmarks, for aggregated replicas within "
-                  "one scale-up domain; disaggregated pools and replicas over several domains take "
-                  "the defaults where the scenario is silent");
+                  "one scale-up domain; replicas over several domains take the defaults where the "
+                  "scenario is silent, and disaggregated pools the defaults with the batch of the "
+                  "system's multi-node benchmarks where the catalog has one");
   return out;
 }
 

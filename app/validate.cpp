@@ -84,7 +84,10 @@ std::string efficiency_origins(const Catalog& cat, const std::vector<ReferencePo
 
 void SweepChoice::apply(calib::PredictOptions& opt) const {
   if (!replica_xpus.empty()) opt.replica_xpus = replica_xpus;
-  if (!concurrency.empty()) opt.concurrency = concurrency;
+  if (!concurrency.empty()) {
+    opt.concurrency = concurrency;
+    opt.multinode_concurrency = false;
+  }
 }
 
 std::string SweepChoice::describe() const {

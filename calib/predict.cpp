@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
+
+#include "core/perf/memory.hpp"
 
 namespace racktwin::calib {
 
@@ -42,6 +45,55 @@ bool beyond_benchmark(const sim::PointSpec& s) {
          static_cast<long>(s.layout.xpus()) * s.replicas <= s.system->domain_xpus;
 }
 
+// The sequences a disaggregated point's decode pool holds at once: each decode replica as many as
+// its max_seqs allows and its KV cache holds whole (prompt and output: a disaggregated pool
+// admits only what fits whole unless the scenario says otherwise).
+long decode_pool_sequences(const Catalog& cat, const sim::PointSpec& s) {
+  const double longest = static_cast<double>(s.workload.isl + s.workload.osl);
+  const perf::MemoryPlan m = perf::plan_memory(*s.model, *s.system, cat, s.layout, s.precision,
+                                               s.memory, longest);
+  const double held = m.fits ? std::floor(m.kv_tokens / longest) : 0.0;
+  return static_cast<long>(std::min<double>(s.engine.max_seqs, held)) * s.replicas;
+}
+
+// The clients a disaggregated point runs at beyond the options' list, as the system's multi-node
+// benchmarks ran each configuration: as many as its decode pool holds, up to the highest
+// concurrency they reached; 0 where that is not beyond `largest` or the system has no bound.
+long pool_filling_clients(const Catalog& cat, const sim::PointSpec& s, long largest) {
+  const auto bound = s.system->serving.multinode.concurrency;
+  if (!s.prefill_replicas || !bound) return 0;
+  const long fill = std::min<long>(*bound, decode_pool_sequences(cat, s));
+  return fill > largest ? fill : 0;
+}
+
+// The sweep of one (system, model, workload) at the options' client counts, and with
+// multinode_concurrency each disaggregated configuration also at the clients that fill its decode
+// pool (pool_filling_clients).
+std::expected<std::vector<sim::PointSpec>, std::string> group_sweep(
+    const Catalog& cat, Scenario sc, const sim::SweepOptions& so, const PredictOptions& options) {
+  sc.concurrency = options.concurrency;
+  auto specs = sim::build_sweep(cat, sc, so);
+  if (!specs || !options.multinode_concurrency || options.concurrency.empty()) return specs;
+  const long largest =
+      *std::max_element(options.concurrency.begin(), options.concurrency.end());
+  std::set<int> fills;
+  for (const auto& s : *specs)
+    if (sim::clients_of(s.arrivals) == largest)
+      if (const long f = pool_filling_clients(cat, s, largest)) fills.insert(static_cast<int>(f));
+  if (fills.empty()) return specs;
+  // Built again with the filling counts, so that each point keeps the seed stream a scenario
+  // naming that load gives it; a filling count stays only on the configurations it fills.
+  sc.concurrency.insert(sc.concurrency.end(), fills.begin(), fills.end());
+  auto wide = sim::build_sweep(cat, sc, so);
+  if (!wide) return wide;
+  const std::set<int> listed(options.concurrency.begin(), options.concurrency.end());
+  std::erase_if(*wide, [&](const sim::PointSpec& s) {
+    const int c = sim::clients_of(s.arrivals).value_or(0);
+    return !listed.contains(c) && pool_filling_clients(cat, s, largest) != c;
+  });
+  return wide;
+}
+
 }  // namespace
 
 PredictionPlan plan_predictions(const Catalog& cat, const std::vector<ReferencePoint>& points,
@@ -68,17 +120,16 @@ PredictionPlan plan_predictions(const Catalog& cat, const std::vector<ReferenceP
       w.kind = WorkloadKind::inferencex;
       w.inferencex = p.workload;
       sc.workloads = {w};
-      sc.concurrency = options.concurrency;
+      const System* sys = cat.find_system(p.system);
       sc.layouts.replica_xpus = options.replica_xpus;
       sim::SweepOptions so;
       so.seed = options.seed;
       std::vector<ServingMode> modes{ServingMode{}};
-      if (const System* sys = cat.find_system(p.system);
-          sys != nullptr && sys->serving.disaggregation)
+      if (sys != nullptr && sys->serving.disaggregation)
         modes.insert(modes.end(), options.disaggregated.begin(), options.disaggregated.end());
       so.modes = modes;
       so.efficiency = options.efficiency;
-      auto specs = sim::build_sweep(cat, sc, so);
+      auto specs = group_sweep(cat, sc, so, options);
       if (specs) std::erase_if(*specs, beyond_benchmark);
       std::string err;
       if (!specs)

@@ -8,7 +8,9 @@
 // system supports (aggregated, and the options' disaggregated modes when its serving stack offers
 // disaggregation). An aggregated configuration within one scale-up domain
 // runs only up to the concurrency the system's single-node benchmark sweeps reached
-// (ServingStack::benchmark_concurrency), as the measurements did. A point's metric is then read
+// (ServingStack::benchmark_concurrency), and a disaggregated one up to what its multi-node sweeps
+// reached where its decode pool holds that many (ServingStack::MultiNode), as the measurements
+// did. A point's metric is then read
 // off the sweep's summary or its Pareto envelope, as InferenceX reads its published curves
 // (docs/validation.md).
 //
@@ -34,6 +36,12 @@ struct PredictOptions {
   std::uint64_t seed = 20260801;  // master seed of every sweep
   std::vector<int> concurrency{1,  2,   4,   8,   16,  32,
                                64, 128, 256, 512, 1024};  // InferenceX closed-loop clients
+  // Each disaggregated configuration also runs at the clients that fill its decode pool (the
+  // sequences its max_seqs and KV cache hold, times its decode replicas), up to the system's
+  // multi-node benchmark concurrency (ServingStack::MultiNode::concurrency), where that is beyond
+  // `concurrency`: the multi-node benchmarks ran each configuration so. Off: `concurrency` alone,
+  // as when the command line narrows the client counts.
+  bool multinode_concurrency = true;
   // Serving modes: every sweep runs aggregated, and also in these disaggregated modes on systems
   // whose serving stack offers disaggregation (System::serving.disaggregation).
   std::vector<ServingMode> disaggregated{ServingMode{1, 1}, ServingMode{2, 1}};

@@ -164,6 +164,18 @@ struct ServingStack {
   // Defaults for the points of this system where a scenario does not set them: the engine
   // settings of its published single-server benchmarks, each with its source.
   EngineLimits engine_limits;
+  // The published multi-node benchmarks: disaggregated prefill and decode pools, each worker an
+  // engine of its own (InferenceX multi-node search spaces, Dynamo with TensorRT-LLM or SGLang).
+  struct MultiNode {
+    // The highest client concurrency they ran; `validate` and `calibrate` sweep disaggregated
+    // points beyond their list up to it, where the decode pool holds that many. Unset: no farther.
+    std::optional<int> concurrency;
+    // Sequences a decode worker batches per attention rank (TensorRT-LLM max_batch_size, which
+    // counts per DP-attention rank); a disaggregated replica's max_seqs where a scenario does not
+    // set it: this x its TP ranks under DP attention, else this. Unset: the simulation's default.
+    std::optional<int> max_seqs_per_rank;
+    bool any() const { return concurrency || max_seqs_per_rank; }
+  } multinode;
 };
 
 struct System {

@@ -622,8 +622,9 @@ std::optional<PendingRef> read_power(Context& ctx, MapReader& m, EntryFields& fi
   return idle_check;
 }
 
-// The serving stack: engine name, the features it offers (MTP, disaggregation) and the concurrency
-// its published benchmark sweeps reached.
+// The serving stack: engine name, the features it offers (MTP, disaggregation), the concurrency
+// its published benchmark sweeps reached and the engine settings they ran, single-server and
+// multi-node.
 void read_serving_stack(Context& ctx, MapReader& m, EntryFields& fields, ServingStack& serving) {
   if (!m.has("serving")) return;
   MapReader v(ctx, m.get("serving"), m.child("serving"));
@@ -640,6 +641,12 @@ void read_serving_stack(Context& ctx, MapReader& m, EntryFields& fields, Serving
     l.memory_utilization = fields.number(e, "memory_utilization", false, 0.05, 1.0);
     l.reserve_output = fields.number(e, "reserve_output", false, 0.0, 1.0);
     l.dp_attention = fields.flag(e, "dp_attention", false);
+    e.finish();
+  }
+  if (v.has("multinode")) {
+    MapReader e(ctx, v.get("multinode"), v.child("multinode"));
+    serving.multinode.concurrency = fields.integer(e, "concurrency", false, 1, 1 << 20);
+    serving.multinode.max_seqs_per_rank = fields.integer(e, "max_seqs_per_rank", false, 1, 1 << 20);
     e.finish();
   }
   v.finish();

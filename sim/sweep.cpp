@@ -59,6 +59,13 @@ EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s, c
   return e;
 }
 
+std::optional<int> multinode_max_seqs(const System& s, const Layout& l) {
+  const auto per_rank = s.serving.multinode.max_seqs_per_rank;
+  if (!per_rank) return std::nullopt;
+  const long ranks = l.dp_attention ? l.tp : 1;
+  return static_cast<int>(std::min<long>(*per_rank * ranks, 1 << 20));
+}
+
 std::vector<int> wide_ep_sizes(const System& s, const Model& m) {
   std::vector<int> sizes;
   if (!m.is_moe()) return sizes;
@@ -232,6 +239,9 @@ std::expected<std::vector<PointSpec>, std::string> build_sweep(const Catalog& ca
               const System* limits =
                   !mode.disaggregated() && l.xpus() <= s->domain_xpus ? s : nullptr;
               p.engine = engine_of(sc, w, limits, &l);
+              // Disaggregated pools batch as the system's multi-node benchmarks did.
+              if (mode.disaggregated() && !sc.engine.max_seqs)
+                if (auto seqs = multinode_max_seqs(*s, l)) p.engine.max_seqs = *seqs;
               p.memory = memory_of(sc, limits, &l);
               p.replicas = mode.disaggregated() ? mode.decode : sc.replicas;
               if (mode.disaggregated()) p.prefill_replicas = mode.prefill;

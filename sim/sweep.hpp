@@ -46,6 +46,12 @@ perf::MemoryParams memory_of(const Scenario& sc, const System* s = nullptr,
 EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s = nullptr,
                        const Layout* l = nullptr);
 
+// The sequences a replica of a disaggregated pool holds at once where the scenario does not set
+// max_seqs: the system's multi-node benchmarks' batch per attention rank (catalog
+// serving.multinode.max_seqs_per_rank) times the replica's attention ranks (its TP degree under DP
+// attention, else one); unset in the catalog: none (the simulation's default applies).
+std::optional<int> multinode_max_seqs(const System& s, const Layout& l);
+
 // Tokens per iteration each attention rank of a DP-attention replica takes by default, where
 // neither the scenario nor the catalog sets the budget (an assumption: SGLang gives each DP rank
 // chunked_prefill_size / dp_size, and wide-EP deployments raise the budget with the ranks).

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -148,6 +149,34 @@ TEST(CheckScenario, Engine_ShowsWhatEveryPointRunsWith_DefaultsMarked_AndTheSwee
   EXPECT_DOUBLE_EQ(points->front().memory.memory_utilization, 0.8);
 }
 
+// A disaggregated pool batches as the system's multi-node benchmarks did: per attention rank under
+// DP attention, per replica otherwise; aggregated points keep the single-server limits and a
+// scenario's max_seqs wins over both.
+TEST(CheckScenario, Engine_DisaggregatedPoolsTakeTheMultiNodeBatch) {
+  const System& b300 = *shipped_catalog().find_system("b300-hgx");
+  const int per_rank = *b300.serving.multinode.max_seqs_per_rank;
+  const std::string base =
+      "name: e\nsystems: [b300-hgx]\nmodels: [deepseek-r1]\nworkloads: [{isl: 1024, osl: "
+      "1024}]\nconcurrency: [1]\nlayouts: {named: [tp8-ep8-dpa, tp8-ep8]}\nserving: "
+      "[aggregated, 1p1d]\n";
+  auto sweep = [&](const std::string& text) {
+    const ScenarioCheck c = check_scenario_text(shipped_catalog(), text, "e.yaml");
+    EXPECT_TRUE(c.valid());
+    sim::SweepOptions so;
+    auto points = sim::build_sweep(shipped_catalog(), *c.scenario, so);
+    EXPECT_TRUE(points && points->size() == 4);
+    std::map<std::string, int> seqs;
+    for (const auto& p : *points)
+      seqs[p.layout.label() + (p.prefill_replicas ? " 1p1d" : "")] = p.engine.max_seqs;
+    return seqs;
+  };
+  const auto seqs = sweep(base);
+  EXPECT_EQ(seqs.at("tp8-ep8-dpa 1p1d"), per_rank * 8);
+  EXPECT_EQ(seqs.at("tp8-ep8 1p1d"), per_rank);
+  EXPECT_EQ(seqs.at("tp8-ep8-dpa"), *b300.serving.engine_limits.max_seqs);
+  for (const auto& [layout, n] : sweep(base + "engine: {max_seqs: 64}\n")) EXPECT_EQ(n, 64) << layout;
+}
+
 // A system's catalog engine limits (what its published benchmarks ran) apply where the scenario is
 // silent; the scenario's keys win; a system without them keeps the simulation's defaults.
 TEST(CheckScenario, Engine_SystemDefaultsFromTheCatalog_UnderTheScenarioKeys) {
@@ -233,7 +262,7 @@ TEST(CheckScenario, Engine_CatalogWithoutDpAttention_SweepsLeaveItOutUnlessNamed
 }
 
 // The catalog's limits are those of single-server benchmarks: a disaggregated point of the same
-// system takes the defaults.
+// system takes the defaults, with the batch of the system's multi-node benchmarks.
 TEST(CheckScenario, Engine_DisaggregatedPoints_TakeTheDefaultsNotTheCatalogs) {
   const std::string text = tp4_scenario("h200-hgx", "serving: [aggregated, 1p1d]\n");
   const ScenarioCheck c = check_scenario_text(shipped_catalog(), text, "e.yaml");
@@ -243,7 +272,9 @@ TEST(CheckScenario, Engine_DisaggregatedPoints_TakeTheDefaultsNotTheCatalogs) {
   const auto& l = shipped_catalog().find_system("h200-hgx")->serving.engine_limits;
   for (const auto& p : *points) {
     const bool aggregated = !p.prefill_replicas.has_value();
-    EXPECT_EQ(p.engine.max_seqs, aggregated ? *l.max_seqs : 1024);
+    const System& h200 = *shipped_catalog().find_system("h200-hgx");
+    EXPECT_EQ(p.engine.max_seqs,
+              aggregated ? *l.max_seqs : *h200.serving.multinode.max_seqs_per_rank);
     EXPECT_EQ(p.engine.reserve_output_ratio, aggregated ? *l.reserve_output : 1.0);
     EXPECT_EQ(p.memory.max_batched_tokens, aggregated ? *l.max_batched_tokens : 16384);
   }

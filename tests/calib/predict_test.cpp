@@ -116,6 +116,7 @@ TEST(Plan, PointsOfOneSweepShareIt_UnrunnableWorkloadsSayWhy) {
   pts[2].system = "gb900-nvl576";  // not in the catalog: its sweep cannot be built
   calib::PredictOptions opt;
   opt.concurrency = {1, 4};
+  opt.multinode_concurrency = false;
   const auto plan = calib::plan_predictions(shipped_catalog(), pts, opt);
   EXPECT_EQ(plan.group_of[0], plan.group_of[1]);
   EXPECT_GE(plan.group_of[0], 0);
@@ -153,6 +154,7 @@ TEST(Plan, AggregatedSingleDomainPoints_StopAtTheBenchmarksConcurrency) {
   pts[1].system = "h100-hgx";
   calib::PredictOptions opt;
   opt.concurrency = {16, 64, 128, 1024};
+  opt.multinode_concurrency = false;  // the next test: disaggregated points beyond the list
   const auto plan = calib::plan_predictions(shipped_catalog(), pts, opt);
   const int cap = *shipped_catalog().find_system("h100-hgx")->serving.benchmark_concurrency;
   ASSERT_EQ(cap, 64);
@@ -168,6 +170,43 @@ TEST(Plan, AggregatedSingleDomainPoints_StopAtTheBenchmarksConcurrency) {
   EXPECT_EQ(aggregated_h100, (std::set<int>{16, 64}));
   // Prefill and decode pools occupy two servers: a multi-node configuration, not bounded.
   EXPECT_EQ(disaggregated_h100, (std::set<int>{16, 64, 128, 1024}));
+}
+
+// Each disaggregated configuration also runs at the clients that fill its decode pool, up to the
+// concurrency of the system's multi-node benchmarks; aggregated points and a sweep whose list was
+// narrowed do not.
+TEST(Plan, DisaggregatedPoints_AlsoRunAtTheClientsThatFillTheirDecodePool) {
+  std::vector<ReferencePoint> pts{point(Metric::peak_total_tps_per_xpu)};
+  pts[0].system = "b300-hgx";
+  pts[0].model = "deepseek-r1";
+  pts[0].workload.isl = 1024, pts[0].workload.osl = 1024, pts[0].workload.precision = "fp4";
+  const System& b300 = *shipped_catalog().find_system("b300-hgx");
+  ASSERT_EQ(b300.serving.multinode.concurrency, 16384);
+  ASSERT_EQ(b300.serving.multinode.max_seqs_per_rank, 1024);
+  calib::PredictOptions opt;
+  opt.concurrency = {256, 1024};
+  opt.replica_xpus = {8};
+  auto clients = [&](const calib::PredictionPlan& plan, const std::string& layout, int prefill) {
+    std::set<int> out;
+    for (const auto& s : plan.specs)
+      if (s.layout.label() == layout && s.prefill_replicas.value_or(0) == prefill)
+        out.insert(*sim::clients_of(s.arrivals));
+    return out;
+  };
+  const auto plan = calib::plan_predictions(shipped_catalog(), pts, opt);
+  // 8 DP-attention ranks x 1,024 per rank: one decode replica holds 8,192 clients (its KV cache
+  // holds more), below the benchmarks' 16,384.
+  EXPECT_EQ(clients(plan, "tp8-ep8-dpa", 1), (std::set<int>{256, 1024, 8192}));
+  EXPECT_EQ(clients(plan, "tp8-ep8-dpa", 2), (std::set<int>{256, 1024, 8192}));
+  for (const auto& s : plan.specs)
+    if (s.prefill_replicas && s.layout.label() == "tp8-ep8-dpa") EXPECT_EQ(s.engine.max_seqs, 8192);
+  // Attention tensor-parallel: one engine batch of 1,024, so no client beyond the list.
+  EXPECT_EQ(clients(plan, "tp8-ep8", 1), (std::set<int>{256, 1024}));
+  // Aggregated within a server: the single-node benchmarks' bound (512) still holds.
+  EXPECT_EQ(clients(plan, "tp8-ep8-dpa", 0), (std::set<int>{256}));
+  opt.multinode_concurrency = false;
+  EXPECT_EQ(clients(calib::plan_predictions(shipped_catalog(), pts, opt), "tp8-ep8-dpa", 1),
+            (std::set<int>{256, 1024}));
 }
 
 }  // namespace

@@ -366,6 +366,26 @@ TEST(CatalogErrors_Serving, DpAttentionLimit_IsAFlagWithProvenance) {
   EXPECT_EQ(e->where.line, 31);
 }
 
+TEST(CatalogErrors_Serving, MultiNodeSettings_AreReadWithTheirProvenance_BadOnesAtTheirLine) {
+  TempFile f("catalog.yaml",
+             with_serving("{engine: Dynamo, multinode: {concurrency: {value: 8192, source: src}, "
+                          "max_seqs_per_rank: {value: 512, assumption: true, reason: \"held "
+                          "4,096 clients on 8 ranks\"}}}"));
+  auto c = load_catalog_files({f.path()});
+  ASSERT_TRUE(c.has_value()) << dump(c.error());
+  const auto& m = c->systems.at("sys-a")->serving.multinode;
+  EXPECT_EQ(m.concurrency, 8192);
+  EXPECT_EQ(m.max_seqs_per_rank, 512);
+  EXPECT_TRUE(flagged_assumption(*c, "serving.multinode.max_seqs_per_rank",
+                                 "held 4,096 clients on 8 ranks"));
+  auto d = load_errors(with_serving("{multinode: {concurrency: 0, max_seqs: 3}}"));
+  const Diagnostic* e = find_diag(d, "serving.multinode.concurrency");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_EQ(e->where.line, 31);
+  ASSERT_NE(find_diag(d, "max_seqs"), nullptr) << dump(d);
+  EXPECT_EQ(d.size(), 2u) << dump(d);
+}
+
 TEST(CatalogErrors_Serving, EngineLimitOutOfRangeAndUnknownKey_AreErrorsAtTheirLine) {
   auto d = load_errors(with_serving("{engine_limits: {memory_utilization: 1.5, max_seq: 3}}"));
   const Diagnostic* e = find_diag(d, "serving.engine_limits.memory_utilization");
