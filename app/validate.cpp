@@ -158,7 +158,8 @@ Json Validation::to_json() const {
            {"at", q.at ? Json(*q.at) : Json(nullptr)},
            {"published", q.value},
            {"predicted", p.predicted ? Json(*p.predicted) : Json(nullptr)},
-           {"error_pct", p.predicted ? Json(p.error_pct) : Json(nullptr)}};
+           {"error_pct", p.predicted ? Json(p.error_pct) : Json(nullptr)},
+           {"decided_by", p.decided_by.empty() ? Json(nullptr) : Json(p.decided_by)}};
     if (!p.predicted) j["messages"] = Json::array({p.error});
     pts.push_back(j);
   }

@@ -207,6 +207,56 @@ std::expected<double, std::string> metric_value(const ReferencePoint& point, con
   return metric_value(point, wid, SweepTables(results));
 }
 
+namespace {
+
+// The configuration and load of a sweep point, as validate names it.
+std::string configuration(const sim::PointResult& r) {
+  std::string text = r.spec.layout.label() + " " + sim::serving_mode(r.spec).label();
+  if (const auto c = sim::clients_of(r.spec.arrivals))
+    text += " at " + std::to_string(*c) + (*c == 1 ? " client" : " clients");
+  return text;
+}
+
+// The point of the group's sweep that a peak or minimum metric is read from (the first of equals,
+// as the summary takes it); none for the metrics interpolated on an envelope.
+const sim::PointResult* deciding_point(Metric metric, const PredictionPlan::Group& g,
+                                       const std::vector<sim::PointResult>& results) {
+  const sim::PointResult* best = nullptr;
+  auto better = [&](const sim::PointResult& r) -> bool {
+    switch (metric) {
+      case Metric::peak_total_tps_per_xpu:
+        return r.total_tps_per_xpu > best->total_tps_per_xpu;
+      case Metric::peak_mixed_tps_per_kw_rated:
+        return r.tps_per_rated_kw > best->tps_per_rated_kw;
+      case Metric::min_tbt_ms:
+      case Metric::max_interactivity_tok_s_user:
+        return r.tpot.median > 0 && (best->tpot.median <= 0 || r.tpot.median < best->tpot.median);
+      case Metric::min_e2e_latency_s:
+        return r.e2e.median < best->e2e.median;
+      default:
+        return false;
+    }
+  };
+  switch (metric) {
+    case Metric::peak_total_tps_per_xpu:
+    case Metric::peak_mixed_tps_per_kw_rated:
+    case Metric::min_tbt_ms:
+    case Metric::max_interactivity_tok_s_user:
+    case Metric::min_e2e_latency_s:
+      break;
+    default:
+      return nullptr;
+  }
+  for (std::size_t i = g.begin; i < g.end && i < results.size(); ++i) {
+    const sim::PointResult& r = results[i];
+    if (!r.error.empty()) continue;
+    if (best == nullptr || better(r)) best = &r;
+  }
+  return best;
+}
+
+}  // namespace
+
 std::vector<Prediction> predictions(const std::vector<ReferencePoint>& points,
                                     const PredictionPlan& plan,
                                     const std::vector<sim::PointResult>& results) {
@@ -223,6 +273,8 @@ std::vector<Prediction> predictions(const std::vector<ReferencePoint>& points,
       if (v) {
         p.predicted = *v;
         p.error_pct = 100.0 * (*v - points[i].value) / points[i].value;
+        if (const auto* d = deciding_point(points[i].metric, g, results))
+          p.decided_by = configuration(*d);
       } else {
         p.error = v.error();
       }

@@ -97,6 +97,9 @@ struct Prediction {
   std::optional<double> predicted;
   std::string error;     // why there is no prediction
   double error_pct = 0;  // 100 x (predicted - published) / published
+  // The sweep point a peak or minimum is read from, e.g. "tp8-ep8-dpa 1p1d at 8192 clients";
+  // empty for a value interpolated on the envelope (the *_at metrics) or without a prediction.
+  std::string decided_by;
 };
 
 // Predictions of every point once the plan's specs have been simulated.

@@ -42,14 +42,15 @@ void print_table(const app::Validation& v) {
   fmt::print("racktwin {} (commit {}): {} ({}), seed {}{}\n", kVersion, kGitCommit, path,
              v.points->hash, v.seed, v.sweep.empty() ? "" : ", sweep narrowed to " + v.sweep);
   fmt::print("efficiency: {}\n\n", app::efficiency_origins(v.origins));
-  Table t({"id", "system", "model", "metric", "published", "predicted", "error %"});
+  Table t({"id", "system", "model", "metric", "published", "predicted", "error %", "decided by"});
   for (const auto& p : v.predictions) {
     const ReferencePoint& q = *p.point;
     std::string metric = to_string(q.metric);
     if (q.at) metric += fmt::format(" @{}", app::figure_text(*q.at));
     t.add({q.id, q.system, q.model, metric, app::figure_text(q.value),
            p.predicted ? app::figure_text(*p.predicted) : "-",
-           p.predicted ? fmt::format("{:+.1f}", p.error_pct) : "failed"});
+           p.predicted ? fmt::format("{:+.1f}", p.error_pct) : "failed",
+           p.decided_by.empty() ? "-" : p.decided_by});
   }
   fmt::print("{}\n", t.render({4, 5, 6}));
   const auto& s = v.summary;

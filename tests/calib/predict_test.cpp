@@ -57,6 +57,30 @@ TEST(Metric_Value, PeaksAndMinima_AreTheBestOverLayoutsAndLoads) {
   EXPECT_DOUBLE_EQ(*calib::metric_value(point(Metric::min_e2e_latency_s), "w", rs), 3.0);
 }
 
+// Each prediction of a peak or minimum names the sweep point it was read from; a value
+// interpolated on the envelope names none.
+TEST(Predictions, NameTheSweepPointThatDecidesThem) {
+  std::vector<sim::PointResult> rs{
+      result("tp1", 1, 100, 0.004, 5.0), result("tp1", 64, 3000, 0.02, 20.0),
+      result("tp4", 1, 80, 0.002, 3.0), result("tp4", 64, 2000, 0.01, 12.0)};
+  rs[1].spec.prefill_replicas = 2;  // the peak: a disaggregated 2p1d point
+  const std::vector<ReferencePoint> pts{
+      point(Metric::peak_total_tps_per_xpu, std::nullopt, 3000), point(Metric::min_tbt_ms),
+      point(Metric::min_e2e_latency_s), point(Metric::total_tps_per_xpu_at, 75)};
+  calib::PredictionPlan plan;
+  plan.groups.push_back({"gb200-nvl72", "gpt-oss-120b", "w", 0, rs.size()});
+  plan.group_of.assign(pts.size(), 0);
+  plan.errors.assign(pts.size(), "");
+  const auto ps = calib::predictions(pts, plan, rs);
+  ASSERT_EQ(ps.size(), 4u);
+  EXPECT_EQ(ps[0].decided_by, "tp1 2p1d at 64 clients");
+  EXPECT_DOUBLE_EQ(ps[0].error_pct, 0);
+  EXPECT_EQ(ps[1].decided_by, "tp4 aggregated at 1 client");
+  EXPECT_EQ(ps[2].decided_by, "tp4 aggregated at 1 client");
+  EXPECT_TRUE(ps[3].predicted.has_value());
+  EXPECT_EQ(ps[3].decided_by, "");
+}
+
 TEST(Metric_Value, AtAnInteractivity_InterpolatesTheEnvelope) {
   // Envelope: (50 tok/s/user, 3000), (100, 2000), (500, 80); tp1 at C=1 (250, 100) is beaten.
   const std::vector<sim::PointResult> rs{
