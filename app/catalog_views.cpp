@@ -1,6 +1,7 @@
 #include "app/catalog_views.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <set>
 
@@ -60,10 +61,9 @@ std::string multinode_text(const ServingStack::MultiNode& m) {
   if (m.max_seqs_per_rank)
     parts.push_back(fmt::format("{} sequences per attention rank of a decode worker",
                                 *m.max_seqs_per_rank));
-  std::string s;
-  for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
-  return "multi-node benchmarks (disaggregated pools; a scenario's engine keys override them): " +
-         s;
+  return fmt::format(
+      "multi-node benchmarks (disaggregated pools; a scenario's engine keys override them): {}",
+      fmt::join(parts, ", "));
 }
 
 std::string count_text(double n) {

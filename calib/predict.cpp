@@ -217,40 +217,33 @@ std::string configuration(const sim::PointResult& r) {
   return text;
 }
 
+// How a sweep point ranks for a peak or minimum metric, the larger the better; none for the
+// metrics interpolated on an envelope, or a point without the figure (no TPOT).
+std::optional<double> rank_for(Metric metric, const sim::PointResult& r) {
+  switch (metric) {
+    case Metric::peak_total_tps_per_xpu:
+      return r.total_tps_per_xpu;
+    case Metric::peak_mixed_tps_per_kw_rated:
+      return r.tps_per_rated_kw;
+    case Metric::min_tbt_ms:
+    case Metric::max_interactivity_tok_s_user:
+      return r.tpot.median > 0 ? std::optional(-r.tpot.median) : std::nullopt;
+    case Metric::min_e2e_latency_s:
+      return -r.e2e.median;
+    default:
+      return std::nullopt;
+  }
+}
+
 // The point of the group's sweep that a peak or minimum metric is read from (the first of equals,
 // as the summary takes it); none for the metrics interpolated on an envelope.
 const sim::PointResult* deciding_point(Metric metric, const PredictionPlan::Group& g,
                                        const std::vector<sim::PointResult>& results) {
   const sim::PointResult* best = nullptr;
-  auto better = [&](const sim::PointResult& r) -> bool {
-    switch (metric) {
-      case Metric::peak_total_tps_per_xpu:
-        return r.total_tps_per_xpu > best->total_tps_per_xpu;
-      case Metric::peak_mixed_tps_per_kw_rated:
-        return r.tps_per_rated_kw > best->tps_per_rated_kw;
-      case Metric::min_tbt_ms:
-      case Metric::max_interactivity_tok_s_user:
-        return r.tpot.median > 0 && (best->tpot.median <= 0 || r.tpot.median < best->tpot.median);
-      case Metric::min_e2e_latency_s:
-        return r.e2e.median < best->e2e.median;
-      default:
-        return false;
-    }
-  };
-  switch (metric) {
-    case Metric::peak_total_tps_per_xpu:
-    case Metric::peak_mixed_tps_per_kw_rated:
-    case Metric::min_tbt_ms:
-    case Metric::max_interactivity_tok_s_user:
-    case Metric::min_e2e_latency_s:
-      break;
-    default:
-      return nullptr;
-  }
+  double best_rank = 0;
   for (std::size_t i = g.begin; i < g.end && i < results.size(); ++i) {
-    const sim::PointResult& r = results[i];
-    if (!r.error.empty()) continue;
-    if (best == nullptr || better(r)) best = &r;
+    const auto rank = results[i].error.empty() ? rank_for(metric, results[i]) : std::nullopt;
+    if (rank && (best == nullptr || *rank > best_rank)) best = &results[i], best_rank = *rank;
   }
   return best;
 }

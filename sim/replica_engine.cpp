@@ -314,14 +314,13 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
     completing += c.r->prefilled + c.tokens == c.r->target ? 1 : 0;
   }
   const double decoding = static_cast<double>(running_.size());
-  // Decode: every running sequence gains the tokens of j steps (one per step without speculation),
-  // up to its output length; only the plan's last step can reach a sequence's end.
-  const int steps = gained(j);
-  // One pass over the running sequences: each gains its tokens (up to its output length), and
-  // those that reach their end leave the batch. A reservation never falls below what the sequence
+  // Decode, in one pass: every running sequence gains the tokens of j steps (one per step without
+  // speculation), up to its output length, and those that reach it leave the batch; only the
+  // plan's last step can reach a sequence's end. A reservation never falls below what the sequence
   // holds: below a ratio of 1 it grows with the tokens generated, by the share of each that was not
   // reserved at admission (at 0, the current context exactly), so new prompts are admitted on what
   // the cache really holds.
+  const int steps = gained(j);
   const double unreserved = 1.0 - params_.reserve_output_ratio;
   double added = 0;
   ending_.clear();
