@@ -3,8 +3,8 @@
 // `racktwin run` uses (sim/sweep.hpp).
 //
 // Points that share a system, a model and a workload share one sweep: the default sweep's layouts
-// (sim::sweep_layouts: the compute tray, 8 XPUs and, for an MoE model, the wide expert-parallel
-// replicas within the domain), at every concurrency of the options, in every serving mode the
+// (sim::sweep_layouts: the compute tray, 8 XPUs, the smaller powers of two and, for an MoE model,
+// the wide expert-parallel replicas within the domain), at every concurrency of the options, in every serving mode the
 // system supports (aggregated, and the options' disaggregated modes when its serving stack offers
 // disaggregation). An aggregated configuration within one scale-up domain
 // runs only up to the concurrency the system's single-node benchmark sweeps reached

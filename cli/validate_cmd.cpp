@@ -99,8 +99,9 @@ void add_jobs_option(CLI::App* cmd, int& jobs) {
 
 void add_sweep_options(CLI::App* cmd, app::SweepChoice& sweep) {
   cmd->add_option("--replica-xpus", sweep.replica_xpus,
-                  "Replica sizes whose layouts the sweeps try (default: the compute tray, 8 and "
-                  "the wide expert-parallel sizes within the domain, as racktwin run)")
+                  "Replica sizes whose layouts the sweeps try (default: the compute tray, 8, the "
+                  "powers of two below them and the wide expert-parallel sizes within the "
+                  "domain, as racktwin run)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--concurrency", sweep.concurrency,

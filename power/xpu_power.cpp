@@ -68,7 +68,10 @@ Watts XpuPower::at(Activity a) const {
   const PowerShares& w = shares_;
   const double units =
       (1.0 - w.memory - w.link) * a.compute + w.memory * a.memory + w.link * a.link;
-  const double load = w.busy * a.busy + (1.0 - w.busy) * units;
+  // Every unit at full activity draws TDP exactly: the shares add to one, which their rounded
+  // products may miss by an ulp.
+  const bool full = a.compute == 1.0 && a.memory == 1.0 && a.link == 1.0 && a.busy == 1.0;
+  const double load = full ? 1.0 : w.busy * a.busy + (1.0 - w.busy) * units;
   const Watts p = idle_ + (tdp_ - idle_) * load;
   return p < tdp_ ? p : tdp_;  // load <= 1 keeps p <= tdp_; the bound is the contract
 }

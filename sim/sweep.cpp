@@ -75,6 +75,14 @@ std::vector<int> wide_ep_sizes(const System& s, const Model& m) {
   return sizes;
 }
 
+std::vector<int> sub_server_sizes(const System& s) {
+  std::vector<int> sizes;
+  const int server = std::min(s.domain_xpus, std::max(s.compute_tray.xpus, kServerXpus));
+  for (int n = 1; n < server; n *= 2)
+    if (n != s.compute_tray.xpus) sizes.push_back(n);
+  return sizes;
+}
+
 std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const System& s,
                                   const Model& m, const std::string& precision, double min_tokens) {
   std::vector<Layout> out = sc.layouts.named;
@@ -103,6 +111,15 @@ std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const 
   if (!sizes.empty()) {
     q.replica_xpus = sizes;
     fits = add_valid(every);
+  }
+  if (sc.layouts.all_valid()) {
+    // Replicas smaller than the tray or server, for a model that fits in fewer XPUs: plain tensor
+    // parallelism and wide expert parallelism, as the published single-server sweeps ran them.
+    q.replica_xpus = sub_server_sizes(s);
+    if (!q.replica_xpus.empty())
+      fits = add_valid([](const Layout& l) {
+        return l.ep == l.tp ? l.dp_attention || l.tp == 1 : l.ep == 1 && !l.dp_attention;
+      }) || fits;
   }
   if (sc.layouts.all_valid()) {
     // Wide expert parallelism within the domain: every rank its own attention and its share of

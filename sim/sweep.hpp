@@ -86,10 +86,17 @@ inline constexpr int kMaxSweepReplicaXpus = 256;
 // model or a domain of one server.
 std::vector<int> wide_ep_sizes(const System& s, const Model& m);
 
+// The replica sizes below one tray or server a default sweep adds: 1, 2, 4, ... XPUs short of the
+// larger of the compute tray and kServerXpus (within the domain), the tray's own size aside. The
+// published sweeps served a model that fits in fewer XPUs on smaller replicas: gpt-oss-120b ran on
+// one GPU (TP1) in most single-server runs.
+std::vector<int> sub_server_sizes(const System& s);
+
 // The layouts a sweep tries for one system and model: the scenario's named layouts, plus every
 // valid layout (pipeline depth 1) of the scenario's replica sizes. Without layouts in the
-// scenario: every valid layout of one compute tray and of kServerXpus XPUs, plus the valid wide
-// expert-parallel layouts (tp = ep, DP attention) of wide_ep_sizes. When none of those holds the
+// scenario: every valid layout of one compute tray and of kServerXpus XPUs, the valid plain-TP and
+// wide expert-parallel layouts (tp = ep, DP attention) of sub_server_sizes, plus the valid wide
+// expert-parallel layouts of wide_ep_sizes. When none of those holds the
 // model (its memory need), every valid layout of the smallest wider power of two within the
 // domain that does, else of the fewest whole domains that do (2 or 4, as multi-node serving
 // deploys), with pipeline depths up to the number of domains.

@@ -163,10 +163,10 @@ TEST(Plan, ReplicaSizes_ChooseTheLayoutsTried) {
     for (const auto& s : plan.specs) sizes.insert(s.layout.xpus());
     return sizes;
   };
-  // Default: the compute tray (4 on gb200-nvl72) and 8 XPUs, and for this MoE model the wide
-  // expert-parallel replicas within the 72-GPU domain.
+  // Default: the compute tray (4 on gb200-nvl72), 8 XPUs, the smaller replicas that hold the
+  // model, and for this MoE model the wide expert-parallel replicas within the 72-GPU domain.
   EXPECT_EQ(xpus_of(calib::plan_predictions(shipped_catalog(), pts, opt)),
-            (std::set<int>{4, 8, 16, 32, 64}));
+            (std::set<int>{1, 2, 4, 8, 16, 32, 64}));
   opt.replica_xpus = {1, 2};
   EXPECT_EQ(xpus_of(calib::plan_predictions(shipped_catalog(), pts, opt)), (std::set<int>{1, 2}));
 }

@@ -150,6 +150,25 @@ TEST(SweepLayouts_Domain, MoeModels_AddWideExpertParallelReplicas_UpToTheDomain)
     EXPECT_EQ(l.xpus(), 8) << l.label();
 }
 
+TEST(SweepLayouts_Server, ModelThatFitsFewerXpus_IsAlsoServedOnSmallerReplicas) {
+  const Catalog& cat = shipped_catalog();
+  EXPECT_EQ(sub_server_sizes(*cat.find_system("h200-hgx")), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(sub_server_sizes(*cat.find_system("gb200-nvl72")), (std::vector<int>{1, 2}))
+      << "the 4-GPU compute tray is a default size of its own";
+  // gpt-oss-120b (about 65 GB in MXFP4) fits one 141 GB H200: the published single-server sweeps
+  // served it on TP1. Below the server, plain TP and wide EP only.
+  const auto layouts = sweep_layouts(cat, Scenario{}, *cat.find_system("h200-hgx"),
+                                     *cat.find_model("gpt-oss-120b"), "fp4", 9216);
+  std::vector<std::string> small;
+  for (const Layout& l : layouts)
+    if (l.xpus() < 8) small.push_back(l.label());
+  EXPECT_EQ(small, (std::vector<std::string>{"tp1", "tp2", "tp2-ep2-dpa", "tp4", "tp4-ep4-dpa"}));
+  // DeepSeek-R1 in FP8 (671 GB) fits no replica below the server.
+  for (const Layout& l : sweep_layouts(cat, Scenario{}, *cat.find_system("h200-hgx"),
+                                       *cat.find_model("deepseek-r1"), "fp8", 9216))
+    EXPECT_GE(l.xpus(), 8) << l.label();
+}
+
 TEST(SweepLayouts_Domain, DenseModelNoServerHolds_TakesTheSmallestWiderReplicaThatDoes) {
   const Catalog& cat = shipped_catalog();
   // An NVL72 rack of 24 GB parts: 8 of them cannot hold Llama-3.3-70B's 141 GB of BF16 weights.
