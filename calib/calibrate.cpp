@@ -379,6 +379,12 @@ void accept_or_reject(State& s, const std::vector<double>& x, const std::vector<
   }
 }
 
+// Prompts and warm-up prompts per client of the closed-loop points in the screening sweeps at the
+// priors (InferenceX runs 10 and the twin 10 and 2): a point's throughput and latency ranks among
+// its sweep's within a few per cent of its full-length value, which is all a cut needs.
+constexpr int kScreenPromptsPerClient = 4;
+constexpr int kScreenWarmupPerClient = 1;
+
 // The fit of every system at once: each evaluation simulates the candidates of every system that
 // is still moving as one batch, through options.simulate.
 class Fitter {
@@ -418,8 +424,11 @@ class Fitter {
                const std::vector<double>& steps) const;
   // Every point of the plan at its system's current parameters; with `previous` (the last full
   // sweeps) only the points of systems not settled are simulated again.
+  // `screen`: the closed-loop points run kScreenPromptsPerClient prompts per client, enough to
+  // rank layouts and loads for a first cut (never a prediction).
   std::expected<std::vector<sim::PointResult>, std::string> full_sweeps(
-      const std::string& why, const std::vector<sim::PointResult>* previous = nullptr);
+      const std::string& why, const std::vector<sim::PointResult>* previous = nullptr,
+      bool screen = false);
   void choose_cuts(const std::vector<sim::PointResult>& results);
   void keep_best(std::vector<sim::PointResult>& results);
   std::expected<void, std::string> start_round(int round);
@@ -436,7 +445,9 @@ class Fitter {
 };
 
 std::expected<std::vector<sim::PointResult>, std::string> Fitter::run() {
-  auto results = full_sweeps("at the priors");
+  // The sweeps at the priors only choose the first cuts: every prediction and every objective
+  // comes from sweeps at full length (the cuts' and the full sweeps at the fitted parameters).
+  auto results = full_sweeps("at the priors, screening", nullptr, true);
   if (!results) return results;
   for (int round = 0;; ++round) {
     choose_cuts(*results);
@@ -552,7 +563,7 @@ void Fitter::take_fd(State& s, const std::vector<std::vector<double>>& f, std::s
 
 // The full sweeps of every system at its current parameters.
 std::expected<std::vector<sim::PointResult>, std::string> Fitter::full_sweeps(
-    const std::string& why, const std::vector<sim::PointResult>* previous) {
+    const std::string& why, const std::vector<sim::PointResult>* previous, bool screen) {
   // A settled system's parameters no longer move: its sweeps in `previous` stand as they are.
   std::vector<sim::PointSpec> batch;
   std::vector<std::size_t> at;
@@ -561,6 +572,11 @@ std::expected<std::vector<sim::PointResult>, std::string> Fitter::full_sweeps(
     if (previous != nullptr && s.settled) continue;
     batch.push_back(plan_.specs[i]);
     batch.back().efficiency = efficiency_at(s, s.x);
+    if (screen && std::holds_alternative<sim::ClosedLoop>(batch.back().arrivals)) {
+      auto& w = batch.back().workload;
+      w.prompts_per_client = std::min(w.prompts_per_client, kScreenPromptsPerClient);
+      w.warmup_per_client = std::min(w.warmup_per_client, kScreenWarmupPerClient);
+    }
     at.push_back(i);
   }
   say("simulating the full sweeps " + why + " (" + std::to_string(batch.size()) + " points)");

@@ -222,3 +222,29 @@ TEST(PoolFamily, GeometricMeanOfTheFittedMembers) {
 }
 
 }  // namespace
+
+// The sweeps at the priors only screen: they run 4 prompts per client, and every later batch (the
+// cuts the optimiser evaluates, the full sweeps the residuals come from) runs the workload's own.
+TEST(Calibrate_Screening, OnlyTheSweepsAtThePriors_RunShortened) {
+  app::JobOptions jobs;
+  jobs.jobs = 2;
+  calib::PredictOptions po;
+  po.concurrency = {1, 8};
+  po.replica_xpus = {8};
+  calib::FitOptions opt;
+  std::vector<std::vector<int>> prompts;  // per batch, the prompts per client of its points
+  opt.simulate = [&](const std::vector<sim::PointSpec>& specs) {
+    std::vector<int>& b = prompts.emplace_back();
+    for (const auto& s : specs) b.push_back(s.workload.prompts_per_client);
+    return app::simulate_in_workers(shipped_catalog(), specs, jobs);
+  };
+  opt.params = {"mfu"};
+  opt.predict = po;
+  opt.max_iterations = 1;
+  opt.rounds = 1;
+  auto fit = calib::calibrate(shipped_catalog(), synthetic("jalapeno-a0", 1.2, 1.0, po, jobs), opt);
+  ASSERT_TRUE(fit.has_value()) << fit.error();
+  ASSERT_GE(prompts.size(), 3u) << "screening, the cut, the full sweeps";
+  for (std::size_t b = 0; b < prompts.size(); ++b)
+    for (int n : prompts[b]) EXPECT_EQ(n, b == 0 ? 4 : 10) << "batch " << b;
+}
