@@ -231,12 +231,15 @@ std::expected<std::int64_t, std::string> store_plan(const Catalog& cat, PlanOutc
 }
 
 // What a plan takes from a failure rehearsal: its system, whether it serves, its availability and
-// where that comes from.
+// where that comes from, and the share of its replicas offered at the target with the spare racks
+// its search holds back (none when no spare capacity it tried meets the goal).
 struct RehearsedAvailability {
   std::string file, system;
   bool serving = false;
   double availability = 0;
   std::string source;
+  std::optional<double> offered_share;
+  std::string offered_source;
 };
 
 std::expected<RehearsedAvailability, Failure> rehearse_for_plan(const Catalog& cat,
@@ -254,12 +257,24 @@ std::expected<RehearsedAvailability, Failure> rehearse_for_plan(const Catalog& c
   auto o = rehearse_file(cat, r, h);
   if (!o) return std::unexpected(o.error());
   const Rehearsal& re = o->rehearsal;
-  return RehearsedAvailability{
+  RehearsedAvailability a{
       re.file, re.system, re.serving.has_value(), o->outcome.availability,
       fmt::format(
           "racktwin rehearse {}: {}'s replicas up, time-averaged over {:g} days of {} domains "
           "(seed {})",
-          re.file, re.system, re.horizon.value() / 86400.0, re.domains, o->seed)};
+          re.file, re.system, re.horizon.value() / 86400.0, re.domains, o->seed),
+      std::nullopt, ""};
+  if (o->spare_needed && o->outcome.replicas_total > 0) {
+    const SpareTrial& held = o->search_curve.back();
+    a.offered_share = held.offered_replicas / static_cast<double>(o->outcome.replicas_total);
+    a.offered_source = fmt::format(
+        "racktwin rehearse {}: {}'s replicas offered at the target, {:g} of {:g}: with {} of "
+        "the site's {} racks spare, {:g}% attainment holds over {:g} days of {} domains (seed {})",
+        re.file, re.system, held.offered_replicas,
+        static_cast<double>(o->outcome.replicas_total), *o->spare_needed,
+        o->racks, 100.0 * re.attainment_goal, re.horizon.value() / 86400.0, re.domains, o->seed);
+  }
+  return a;
 }
 
 // Availability depends on the parts of a domain and their repair, not on the chip's speed: a
@@ -287,11 +302,15 @@ std::expected<Figure, Diagnostic> availability_of(const Catalog& cat, const Gene
   if (!r.serving)
     return wrong("the rehearsal " + r.file + " rehearses jobs, not serving",
                  "name a rehearsal with a serving section");
+  if (g.availability_holds_spares && !r.offered_share)
+    return wrong("no spare capacity the rehearsal " + r.file + " tried holds its attainment goal",
+                 "lower the rehearsal's spare_capacity.attainment_goal, or drop spares: true to "
+                 "count the replicas up");
   Figure f;
-  f.value = r.availability;
+  f.value = g.availability_holds_spares ? *r.offered_share : r.availability;
   f.origin.kind = FigureOrigin::Kind::plan;
   f.origin.where = g.availability_where;
-  f.origin.source = r.source;
+  f.origin.source = g.availability_holds_spares ? r.offered_source : r.source;
   return f;
 }
 

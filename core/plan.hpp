@@ -101,6 +101,10 @@ struct Generation {
   // and sets `availability`). Unset: every installed replica serves (no failures counted).
   std::optional<Figure> availability;
   std::string availability_rehearsal;
+  // With the rehearsal: count only the replicas the site offers at its service target, the
+  // installed ones less the spare racks its search holds back for the attainment goal, rather than
+  // the replicas up (`availability: {rehearsal: FILE, spares: true}`).
+  bool availability_holds_spares = false;
   SourceLocation availability_where;  // the `availability` key's value
   SourceLocation where;
 };

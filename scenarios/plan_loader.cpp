@@ -289,7 +289,8 @@ class PlanReader {
   }
 
   // `availability`: a share with its source or the flag of an assumption, or
-  // {rehearsal: FILE}, a failure rehearsal of the generation's system whose availability is used.
+  // {rehearsal: FILE, spares: BOOL}, a failure rehearsal of the generation's system whose
+  // availability (or, with spares, share of replicas offered at the target) is used.
   void read_availability(MapReader& m, Generation& g) {
     const YAML::Node n = m.get("availability");
     g.availability_where = ctx_.location(n);
@@ -305,6 +306,7 @@ class PlanReader {
                      "no rehearsal file " + g.availability_rehearsal,
                      "the path is relative to the plan file");
       }
+      g.availability_holds_spares = a.boolean("spares", false).value_or(false);
       a.finish();
       return;
     }

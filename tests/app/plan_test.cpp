@@ -3,6 +3,8 @@
 #include "app/plan.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <unistd.h>
 
 #include <algorithm>
@@ -150,6 +152,47 @@ TEST(PlanAvailability, FromARehearsal_TakesItsAvailability_OfASystemBuiltTheSame
   EXPECT_NE(gb.error().diagnostics[0].message.find("not built as gb300-nvl72"), std::string::npos)
       << gb.error().diagnostics[0].to_string();
   EXPECT_EQ(gb.error().diagnostics[0].where.line, 11);
+}
+
+TEST(PlanAvailability, WithSpares_CountsOnlyTheReplicasOfferedAtTheTarget) {
+  const std::string rehearsal =
+      ::testing::TempDir() + "racktwin-plan-spares-" + std::to_string(::getpid()) + ".yaml";
+  auto write = [&](const std::string& goal, const std::string& more) {
+    std::ofstream(rehearsal)
+        << "name: small-site\nsystem: jalapeno-a0\ndomains: 2\n"
+           "horizon: 20 days\nsample_every: 6 h\nseed: 11\nserving:\n"
+           "  tps_per_replica: {value: 20000 tok/s, assumption: true, reason: t}\n"
+           "  replica_xpus: 8\nspare_capacity: {racks: 0, attainment_goal: "
+        << goal << "}\n" << more;
+  };
+  write("99%", "");
+  auto up = plan_text(jalapeno_plan("jalapeno-a0", "    availability: {rehearsal: " + rehearsal + "}\n"));
+  auto held = plan_text(
+      jalapeno_plan("jalapeno-a0", "    availability: {rehearsal: " + rehearsal + ", spares: true}\n"));
+  // Parts failing a thousand times as often as the field's, six technicians: no spare capacity
+  // holds the goal.
+  write("99%", "failures: {scale: {value: 1000, assumption: true, reason: t}}\n");
+  auto never = plan_text(
+      jalapeno_plan("jalapeno-a0", "    availability: {rehearsal: " + rehearsal + ", spares: true}\n"));
+  ::unlink(rehearsal.c_str());
+  ASSERT_TRUE(up.has_value()) << up.error().message;
+  ASSERT_TRUE(held.has_value()) << held.error().message;
+  ASSERT_TRUE(up->units[0].availability && held->units[0].availability);
+  // Two domains of 16 racks with 8-XPU replicas: 16 per rack. The spare racks that hold 99% leave
+  // a whole number of racks' replicas offered, fewer than the replicas up on average.
+  const double share = *held->units[0].availability;
+  const double spare_racks = (1.0 - share) * 32;
+  EXPECT_NEAR(spare_racks, std::round(spare_racks), 1e-9) << share;
+  EXPECT_GE(spare_racks, 1.0);
+  EXPECT_LT(share, *up->units[0].availability);
+  EXPECT_NE(held->units[0].availability_note.find("with 1 of the site's 32 racks spare, 99% attainment holds"),
+            std::string::npos)
+      << held->units[0].availability_note;
+  // An error at the availability's line.
+  ASSERT_FALSE(never.has_value());
+  ASSERT_EQ(never.error().diagnostics.size(), 1u);
+  EXPECT_NE(never.error().diagnostics[0].message.find("holds its attainment goal"),
+            std::string::npos);
 }
 
 }  // namespace
