@@ -115,13 +115,11 @@ std::vector<Layout> sweep_layouts(const Catalog& cat, const Scenario& sc, const 
   if (sc.layouts.all_valid()) {
     // Replicas smaller than the tray or server, for a model that fits in fewer XPUs: plain tensor
     // parallelism and wide expert parallelism, as the published single-server sweeps ran them.
+    auto plain_tp_or_wide_ep = [](const Layout& l) {
+      return l.ep == l.tp ? l.dp_attention || l.tp == 1 : l.ep == 1 && !l.dp_attention;
+    };
     q.replica_xpus = sub_server_sizes(s);
-    if (!q.replica_xpus.empty())
-      fits = add_valid([](const Layout& l) {
-        return l.ep == l.tp ? l.dp_attention || l.tp == 1 : l.ep == 1 && !l.dp_attention;
-      }) || fits;
-  }
-  if (sc.layouts.all_valid()) {
+    if (!q.replica_xpus.empty()) fits = add_valid(plain_tp_or_wide_ep) || fits;
     // Wide expert parallelism within the domain: every rank its own attention and its share of
     // the experts, as wide-EP deployments serve MoE models. The other layouts of these sizes
     // (wide TP, EP without DP attention) tripled the shipped scenario's points and moved only
