@@ -111,26 +111,6 @@ std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double
   return d;
 }
 
-// The score a sweep point gets for a peak or minimum metric (higher is better); nullopt when the
-// point does not count.
-std::optional<double> score(Metric m, const sim::PointResult& r) {
-  if (!r.error.empty()) return std::nullopt;
-  switch (m) {
-    case Metric::peak_mixed_tps_per_kw_rated:
-      return r.tps_per_rated_kw;
-    case Metric::peak_total_tps_per_xpu:
-      return r.total_tps_per_xpu;
-    case Metric::min_e2e_latency_s:
-      return -r.e2e.median;
-    case Metric::min_tbt_ms:
-    case Metric::max_interactivity_tok_s_user:
-      if (r.tpot.median <= 0) return std::nullopt;
-      return -r.tpot.median;
-    default:
-      return std::nullopt;
-  }
-}
-
 sim::CurveValue curve_of(Metric m) {
   return m == Metric::output_tps_per_xpu_at       ? sim::CurveValue::output_tps_per_xpu
          : m == Metric::total_tps_per_allin_mw_at ? sim::CurveValue::total_tps_per_allin_mw
@@ -142,9 +122,6 @@ int point_clients(const sim::PointSpec& s) {
   return sim::clients_of(s.arrivals).value_or(0);
 }
 
-std::string layout_mode(const sim::PointSpec& s) {
-  return s.layout.label() + " " + sim::serving_mode(s).label();
-}
 
 // The sweep points that decide one reference point under the results: for a peak or minimum, the
 // `layouts` best (layout, serving mode) pairs and the best of each mode, each at its best

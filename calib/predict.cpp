@@ -207,20 +207,9 @@ std::expected<double, std::string> metric_value(const ReferencePoint& point, con
   return metric_value(point, wid, SweepTables(results));
 }
 
-namespace {
-
-// The configuration and load of a sweep point, as validate names it.
-std::string configuration(const sim::PointResult& r) {
-  std::string text = r.spec.layout.label() + " " + sim::serving_mode(r.spec).label();
-  if (const auto c = sim::clients_of(r.spec.arrivals))
-    text += " at " + std::to_string(*c) + (*c == 1 ? " client" : " clients");
-  return text;
-}
-
-// How a sweep point ranks for a peak or minimum metric, the larger the better; none for the
-// metrics interpolated on an envelope, or a point without the figure (no TPOT).
-std::optional<double> rank_for(Metric metric, const sim::PointResult& r) {
-  switch (metric) {
+std::optional<double> score(Metric m, const sim::PointResult& r) {
+  if (!r.error.empty()) return std::nullopt;
+  switch (m) {
     case Metric::peak_total_tps_per_xpu:
       return r.total_tps_per_xpu;
     case Metric::peak_mixed_tps_per_kw_rated:
@@ -235,6 +224,20 @@ std::optional<double> rank_for(Metric metric, const sim::PointResult& r) {
   }
 }
 
+std::string layout_mode(const sim::PointSpec& s) {
+  return s.layout.label() + " " + sim::serving_mode(s).label();
+}
+
+namespace {
+
+// The configuration and load of a sweep point, as validate names it.
+std::string configuration(const sim::PointResult& r) {
+  std::string text = layout_mode(r.spec);
+  if (const auto c = sim::clients_of(r.spec.arrivals))
+    text += " at " + std::to_string(*c) + (*c == 1 ? " client" : " clients");
+  return text;
+}
+
 // The point of the group's sweep that a peak or minimum metric is read from (the first of equals,
 // as the summary takes it); none for the metrics interpolated on an envelope.
 const sim::PointResult* deciding_point(Metric metric, const PredictionPlan::Group& g,
@@ -242,7 +245,7 @@ const sim::PointResult* deciding_point(Metric metric, const PredictionPlan::Grou
   const sim::PointResult* best = nullptr;
   double best_rank = 0;
   for (std::size_t i = g.begin; i < g.end && i < results.size(); ++i) {
-    const auto rank = results[i].error.empty() ? rank_for(metric, results[i]) : std::nullopt;
+    const auto rank = score(metric, results[i]);
     if (rank && (best == nullptr || *rank > best_rank)) best = &results[i], best_rank = *rank;
   }
   return best;

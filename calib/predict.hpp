@@ -4,9 +4,9 @@
 //
 // Points that share a system, a model and a workload share one sweep: the default sweep's layouts
 // (sim::sweep_layouts: the compute tray, 8 XPUs, the smaller powers of two and, for an MoE model,
-// the wide expert-parallel replicas within the domain), at every concurrency of the options, in every serving mode the
-// system supports (aggregated, and the options' disaggregated modes when its serving stack offers
-// disaggregation). An aggregated configuration within one scale-up domain
+// the wide expert-parallel replicas within the domain), at every concurrency of the options, in
+// every serving mode the system supports (aggregated, and the options' disaggregated modes when its
+// serving stack offers disaggregation). An aggregated configuration within one scale-up domain
 // runs only up to the concurrency the system's single-node benchmark sweeps reached
 // (ServingStack::benchmark_concurrency), and a disaggregated one up to what its multi-node sweeps
 // reached where its decode pool holds that many (ServingStack::MultiNode), as the measurements
@@ -101,6 +101,13 @@ struct Prediction {
   // empty for a value interpolated on the envelope (the *_at metrics) or without a prediction.
   std::string decided_by;
 };
+
+// How a sweep point ranks for a peak or minimum metric, the higher the better; none for a failed
+// point, a point without the figure (no TPOT), or a metric interpolated on an envelope.
+std::optional<double> score(Metric m, const sim::PointResult& r);
+
+// A sweep point's layout and serving mode, e.g. "tp8-ep8-dpa 1p1d".
+std::string layout_mode(const sim::PointSpec& s);
 
 // Predictions of every point once the plan's specs have been simulated.
 std::vector<Prediction> predictions(const std::vector<ReferencePoint>& points,
