@@ -89,6 +89,7 @@ std::expected<void, Failure> serving_figures(const Catalog& cat, const RehearseR
   o.db_path = run->db_path;
   o.run_id = run->run_id;
   o.layout = best->layout;
+  o.serving_point = run->results[best->index].spec;
   o.surrogate = surrogate_of(run->results, *best, o.rehearsal.system, w);
   o.surrogate_note = (run->reused ? "taken from run " : "simulated as run ") +
                      std::to_string(run->run_id) + " of " + sv.scenario;

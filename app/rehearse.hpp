@@ -24,6 +24,7 @@
 #include "core/catalog.hpp"
 #include "core/rehearsal.hpp"
 #include "rehearse/engine.hpp"
+#include "sim/serving.hpp"
 
 namespace racktwin::app {
 
@@ -73,6 +74,9 @@ struct RehearsalOutcome {
   std::int64_t run_id = 0;
   std::string layout;
   rehearse::Surrogate surrogate;
+  // The sweep's point the surrogate's target figure comes from (a simulated sweep only): what a
+  // replay (app/rehearse_replay.hpp) simulates.
+  std::optional<sim::PointSpec> serving_point;
   int racks = 0;                    // compute racks of the site
   double replicas_per_rack = 0;     // the replicas a rack's XPUs hold
   rehearse::EngineOutcome outcome;  // serving at the file's spare capacity; jobs: the first size

@@ -223,9 +223,9 @@ std::expected<Calibration, Failure> calibrate_points(const Catalog& cat,
   for (const auto& f : c.file.families)
     for (const auto& [sid, sys] : cat.systems) {
       const EfficiencyPrior* p = cat.efficiency_prior_for(sid);
-      const bool fitted = std::any_of(c.fit.systems.begin(), c.fit.systems.end(),
-                                      [&](const calib::SystemFit& s) { return s.system == sid; });
-      if (p != nullptr && p->id == f.id && !fitted) c.family_users[f.id].push_back(sid);
+      const bool own_fit = std::any_of(c.fit.systems.begin(), c.fit.systems.end(),
+                                       [&](const calib::SystemFit& s) { return s.system == sid; });
+      if (p != nullptr && p->id == f.id && !own_fit) c.family_users[f.id].push_back(sid);
     }
   c.written = rq.out;
   if (c.written.empty()) {

@@ -3,8 +3,10 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <QChart>
 
 #include "app/rehearse.hpp"
+#include "app/rehearse_replay.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
 #include "cli/table.hpp"
@@ -18,6 +20,7 @@ struct RehearseArgs {
   app::RehearseRequest request;
   bool json = false, quiet = false;
   std::string events_csv, plots;
+  std::string replay;  // empty: no replay; "worst" or a failure's number
 };
 
 void print_serving(const app::RehearsalOutcome& o) {
@@ -62,7 +65,45 @@ void print_figures(const app::RehearsalOutcome& o) {
     if (f.assumption) fmt::print("  {} = {} ({}): {}\n", f.what, f.value, f.where, f.reason);
 }
 
-int write_outputs(const RehearseArgs& a, const app::RehearsalOutcome& o) {
+std::string minutes(double s) { return fmt::format("{:.0f} min", s / 60); }
+
+std::string count(long n, const std::string& one, const std::string& many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+void print_replay(const app::RehearsalOutcome& o, const app::ReplayOutcome& r) {
+  const auto& f = r.failure;
+  fmt::print("\nFailure {} of {} replayed request by request (docs/failures.md section 3.7):\n",
+             r.event + 1, o.outcome.events.size());
+  fmt::print("  day {:.3f}, domain {}, {} ({}): {} of the domain down, {}\n", f.t_s / 86400,
+             f.domain, f.part, to_string(f.cls), count(f.replicas_hit, "replica", "replicas"),
+             f.recovered_s < 0 ? std::string("not recovered within the horizon")
+                               : fmt::format("recovered after {:.2f} h", f.recovered_s / 3600));
+  fmt::print("  slice: {}, {} of the site's {} replicas; {} there as {}: {} down, {} slowed\n",
+             count(r.slice_racks, "rack", "racks"), r.slice_replicas, r.site_replicas, f.part, r.slice_part, r.replicas_down,
+             r.replicas_slowed);
+  fmt::print("  arrivals: Poisson at {:.1f} req/s (the site's load per replica), {} before the failure "
+             "and {} after, {} requests, the first {} warm-up; {}\n",
+             r.rate_req_s, minutes(app::kLeadSeconds), minutes(r.window_s), r.requests,
+             minutes(app::kWarmupSeconds),
+             r.repair_s ? fmt::format("repaired {:.0f} s after the failure", *r.repair_s)
+                        : std::string("not repaired within the window"));
+  fmt::print("{}\n", render_rows(r.table(), {1, 2}));
+  if (!r.with.error.empty()) fmt::print("  with the failure: {}\n", r.with.error);
+  fmt::print("  served output tokens (10 s means): the lowest at {:.1f}% of the run without the failure; {}\n",
+             r.lowest_share * 100,
+             !r.back_within_5pct_s ? std::string("not back within 5% of it by the end of the window")
+             : *r.back_within_5pct_s == 0
+                 ? std::string("never more than 5% below it")
+                 : fmt::format("within 5% of it from {:.0f} s after the failure on", *r.back_within_5pct_s));
+  fmt::print("  the surrogate at this load: TTFT p99 {:.3f} s, TPOT p99 {:.2f} ms; on the survivors "
+             "{:.3f} s, {:.2f} ms\n",
+             r.surrogate_before.ttft_p99_s, r.surrogate_before.tpot_p99_s * 1e3,
+             r.surrogate_after.ttft_p99_s, r.surrogate_after.tpot_p99_s * 1e3);
+}
+
+int write_outputs(const RehearseArgs& a, const app::RehearsalOutcome& o,
+                  const std::optional<app::ReplayOutcome>& replay) {
   if (!a.events_csv.empty())
     if (auto w = write_file_atomically(a.events_csv, o.events_csv()); !w)
       return input_error("cannot write " + a.events_csv + ": " + w.error(),
@@ -72,6 +113,12 @@ int write_outputs(const RehearseArgs& a, const app::RehearsalOutcome& o) {
         [](const std::string& msg) { fmt::print(stderr, "racktwin: Qt: {}\n", msg); });
     auto files = app::render_rehearsal_plots(o, a.plots);
     if (!files) return input_error("cannot write the rehearsal's charts: " + files.error());
+    if (replay) {
+      auto c = app::replay_chart(o, *replay);
+      auto more = charts::save_chart(std::move(c.chart), a.plots + "/" + o.rehearsal.name + "-" + c.name);
+      if (!more) return input_error("cannot write the replay's chart: " + more.error());
+      files->insert(files->end(), more->begin(), more->end());
+    }
     if (!a.quiet) fmt::print(stderr, "racktwin: wrote {} chart files to {}\n", files->size(), a.plots);
   }
   return kExitOk;
@@ -87,9 +134,18 @@ int rehearse(const Catalog& cat, const RehearseArgs& a) {
   auto o = app::rehearse_file(cat, a.request, hooks);
   bar.clear();
   if (!o) return print_failure(o.error(), "rehearse");
-  if (int rc = write_outputs(a, *o); rc != kExitOk) return rc;
+  std::optional<app::ReplayOutcome> replay;
+  if (!a.replay.empty()) {
+    if (!a.quiet) fmt::print(stderr, "racktwin: replaying a failure request by request\n");
+    auto r = app::replay_failure(cat, *o, a.replay, a.request.job);
+    if (!r) return input_error("cannot replay: " + r.error(), "see docs/failures.md section 3.7");
+    replay = std::move(*r);
+  }
+  if (int rc = write_outputs(a, *o, replay); rc != kExitOk) return rc;
   if (a.json) {
-    fmt::print("{}\n", o->to_json().dump(2));
+    auto j = o->to_json();
+    if (replay) j["replay"] = replay->to_json();
+    fmt::print("{}\n", j.dump(2));
     return kExitOk;
   }
   const auto& r = o->rehearsal;
@@ -103,6 +159,7 @@ int rehearse(const Catalog& cat, const RehearseArgs& a) {
     print_jobs(*o);
   }
   print_classes(*o);
+  if (replay) print_replay(*o, *replay);
   print_figures(*o);
   return kExitOk;
 }
@@ -123,6 +180,9 @@ void add_rehearse_command(CLI::App& app, Commands& out) {
                   "in the working directory)");
   cmd->add_flag("--fresh", a->request.fresh,
                 "Simulate the serving sweep again instead of taking a stored run");
+  cmd->add_option("--replay", a->replay,
+                  "Replay one failure request by request on a slice of the site: 'worst' (the "
+                  "failure that took the most replicas down) or its number in --events");
   cmd->add_flag("--quiet", a->quiet, "No progress bar or notes");
   add_seed_option(cmd, a->request.seed, "Master seed (default: the file's)");
   add_jobs_option(cmd, a->request.job.jobs);

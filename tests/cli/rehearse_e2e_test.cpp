@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "run_support.hpp"
 
@@ -99,6 +100,88 @@ TEST_F(Rehearse, BadFile_EveryErrorWithItsLine) {
   EXPECT_NE(r.err.find("bad.yaml:2"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("bad.yaml:3"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "");
+}
+
+// A small simulated sweep behind a two-domain site, for the request-level replay.
+const std::string kSweep = R"(name: replay-sweep
+seed: 5
+systems: [jalapeno-a0]
+models: [gpt-oss-120b]
+workloads:
+  - {id: 8k1k, kind: inferencex, isl: 8192, osl: 1024, range_ratio: 0.8, mtp: false}
+layouts: {named: [{tp: 8}]}
+concurrency: [8, 32]
+)";
+
+const std::string kReplaySite = R"(name: replay-site
+system: jalapeno-a0
+domains: 2
+horizon: 10 days
+seed: 7
+serving:
+  scenario: sweep.yaml
+  workload: 8k1k
+  model: gpt-oss-120b
+  target: {tpot_p50: 100 ms, ttft_p99: 30 s}
+spare_capacity: {racks: 1, attainment_goal: 99%}
+)";
+
+// The worst failure replayed request by request: the same arrivals with and without it, the
+// requests on the replicas it took down restarted, the served tokens dipping.
+TEST_F(Rehearse, Replay_TheWorstFailureRestartsRequestsAndDipsTheServedTokens) {
+  write("sweep.yaml", kSweep);
+  const auto file = write("site.yaml", kReplaySite);
+  const auto db = (dir / "r.db").string();
+  const auto csv = (dir / "events.csv").string();
+  const auto r = run("rehearse " + file + " --json --quiet --replay worst --db " + db + " --events " + csv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("replay")) << r.out;
+  const auto& p = j["replay"];
+  // The failure that took the most replicas down (column 6 of the events), the first of those.
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  int most = 0, first = 0;
+  for (int row = 1; std::getline(in, line); ++row) {
+    std::stringstream ss(line);
+    std::string cell;
+    for (int c = 0; c < 6; ++c) std::getline(ss, cell, ',');
+    if (std::stoi(cell) > most) {
+      most = std::stoi(cell);
+      first = row;
+    }
+  }
+  EXPECT_EQ(p["event"], first);
+  EXPECT_EQ(p["replicas_hit_in_domain"], most);
+  EXPECT_GE(p["slice"]["replicas"].get<int>(), 16);
+  EXPECT_GE(p["slice"]["replicas_down"].get<int>(), 1);
+  EXPECT_LT(p["slice"]["replicas_down"].get<int>(), p["slice"]["replicas"].get<int>());
+  EXPECT_EQ(p["without"]["retried_requests"], 0);
+  EXPECT_GT(p["with"]["retried_requests"].get<int>(), 0);
+  EXPECT_EQ(p["without"]["replica_down_s"].get<double>(), 0.0);
+  EXPECT_GT(p["with"]["replica_down_s"].get<double>(), 0.0);
+  EXPECT_EQ(p["with"]["error"], "");
+  EXPECT_EQ(p["with"]["requests"], p["without"]["requests"]);  // the same arrivals, all served
+  EXPECT_LT(p["lowest_served_share"].get<double>(), 1.0);
+  EXPECT_GE(p["with"]["ttft_p99_s"].get<double>(), p["without"]["ttft_p99_s"].get<double>());
+  // Replayed again from the stored sweep: the same replay, byte for byte.
+  const auto again = run("rehearse " + file + " --json --quiet --replay worst --db " + db);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["replay"].dump(), p.dump());
+}
+
+TEST_F(Rehearse, Replay_BadChoicesSayWhy) {
+  write("sweep.yaml", kSweep);
+  const auto file = write("site.yaml", kReplaySite);
+  const auto db = (dir / "r.db").string();
+  const auto r = run("rehearse " + file + " --quiet --replay 0 --db " + db);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'worst' or a failure's number from 1 to"), std::string::npos) << r.err;
+  // Given figures have no point to simulate.
+  const auto given = run("rehearse " + write("given.yaml", kServing) + " --quiet --replay worst");
+  EXPECT_EQ(given.exit_code, 2);
+  EXPECT_NE(given.err.find("given in the file"), std::string::npos) << given.err;
 }
 
 }  // namespace

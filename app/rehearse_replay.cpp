@@ -1,0 +1,281 @@
+// One failure of a serving rehearsal replayed request by request (app/rehearse_replay.hpp).
+#include "app/rehearse_replay.hpp"
+
+#include <QChart>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <boost/range/iterator_range.hpp>
+#include <regex>
+
+#include "sim/deployment.hpp"
+#include "topology/topology.hpp"
+
+namespace racktwin::app {
+namespace {
+
+// The failed part's name in the slice: its rack (or host rack, or rack pair) becomes the first.
+std::string slice_name(const std::string& part) {
+  static const std::regex rack(R"(^(rack|hostrack|pair)[0-9]+)");
+  std::smatch m;
+  if (!std::regex_search(part, m, rack)) return part;
+  return m[1].str() + "0" + m.suffix().str();
+}
+
+// The part's kind and its number among the parts of that kind, in build order (FailureSpec).
+struct Numbered {
+  topology::PartKind kind = topology::PartKind::xpu;
+  int index = 0;
+};
+std::optional<Numbered> number_part(const topology::Topology& t, const std::string& name) {
+  const auto id = t.find(name);
+  if (!id) return std::nullopt;
+  const auto& g = t.graph();
+  Numbered n{g[*id].kind, 0};
+  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+    if (v == *id) return n;
+    if (g[v].kind == n.kind) ++n.index;
+  }
+  return std::nullopt;
+}
+
+// Mean of the lengths uniform over [max(1, ceil(ratio x L)), L].
+double mean_length(int l, double ratio) {
+  const double lo = std::max(1.0, std::ceil(ratio * l));
+  return (lo + l) / 2.0;
+}
+
+// Output tokens per second as 10-second trailing means, from second `from` to `to`, at seconds
+// after second `zero`.
+std::vector<std::pair<double, double>> served(const sim::PointResult& r, int from, int to, int zero) {
+  std::vector<std::pair<double, double>> out;
+  const auto& ts = r.timeseries;
+  for (int s = from; s < to; ++s) {
+    double sum = 0;
+    for (int k = s - 9; k <= s; ++k)
+      if (k >= 0 && k < static_cast<int>(ts.size())) sum += ts[static_cast<std::size_t>(k)].output_tokens;
+    out.emplace_back(s - zero, sum / 10.0);
+  }
+  return out;
+}
+
+// The slice: whole racks holding at least kMinSliceReplicas replicas and four times those the
+// failure took down, never more than the site.
+void choose_slice(const RehearsalOutcome& o, ReplayOutcome& r) {
+  const int per_rack = std::max(1, static_cast<int>(std::floor(o.replicas_per_rack)));
+  const int want = std::max(kMinSliceReplicas, 4 * r.failure.replicas_hit);
+  r.slice_racks = std::min(o.racks, (want + per_rack - 1) / per_rack);
+  r.site_replicas = o.outcome.replicas_total;
+  r.slice_replicas = std::min(r.site_replicas, r.slice_racks * per_rack);
+  r.slice_part = slice_name(r.failure.part);
+}
+
+// The arrivals: the site's offered load per replica on the slice, as a Poisson rate, for the lead
+// and the window after the failure (cut short to kMaxReplayRequests).
+void choose_load(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutcome& r) {
+  const double per_replica_tps =
+      o.surrogate.tps_at_target * o.outcome.offered_replicas / std::max(1, o.outcome.replicas_total);
+  const auto& w = p.workload;
+  const double tokens = mean_length(w.isl, w.range_ratio) + mean_length(w.osl, w.range_ratio);
+  r.rate_req_s = per_replica_tps * r.slice_replicas / tokens;
+  const double most = kMaxReplayRequests / r.rate_req_s - kLeadSeconds;
+  r.window_s = std::clamp(most, kMinWindowSeconds, kWindowSeconds);
+  r.requests = static_cast<int>(std::ceil(r.rate_req_s * (kLeadSeconds + r.window_s)));
+  const double rec = r.failure.recovered_s;
+  if (rec >= 0 && rec < r.window_s) r.repair_s = rec;
+}
+
+std::expected<FailureSpec, std::string> slice_failure(const sim::PointSpec& p,
+                                                           ReplayOutcome& r) {
+  auto d = sim::deploy(*p.system, p.layout.xpus(), r.slice_replicas);
+  if (!d) return std::unexpected("the replay's slice cannot be placed: " + d.error());
+  const auto n = number_part(*d->topology, r.slice_part);
+  if (!n)
+    return std::unexpected("the failed part " + r.failure.part + " has no counterpart " +
+                           r.slice_part + " in the replay's slice of " +
+                           std::to_string(r.slice_racks) + " racks");
+  auto impact = sim::failure_impact(*d, n->kind, n->index);
+  if (!impact) return std::unexpected(impact.error());
+  for (const auto& ri : *impact) {
+    r.replicas_down += ri.down ? 1 : 0;
+    r.replicas_slowed += !ri.down && ri.scale_up_fraction < 1.0 ? 1 : 0;
+  }
+  return FailureSpec{topology::to_string(n->kind), n->index, kLeadSeconds, r.repair_s};
+}
+
+// How the runs with and without the failure compare through the window.
+void compare(ReplayOutcome& r) {
+  const int at = static_cast<int>(kLeadSeconds);
+  const int from = static_cast<int>(kWarmupSeconds);
+  const int to = static_cast<int>(kLeadSeconds + r.window_s);
+  r.served_without = served(r.without, from, to, at);
+  r.served_with = served(r.with, from, to, at);
+  std::optional<double> last_short;
+  for (std::size_t i = 0; i < r.served_with.size(); ++i) {
+    const double base = r.served_without[i].second;
+    if (r.served_with[i].first < 0 || base <= 0) continue;
+    const double share = r.served_with[i].second / base;
+    r.lowest_share = std::min(r.lowest_share, share);
+    if (share < 0.95) last_short = r.served_with[i].first;
+  }
+  if (!last_short)
+    r.back_within_5pct_s = 0.0;
+  else if (*last_short + 1 < r.window_s)
+    r.back_within_5pct_s = *last_short + 1;
+}
+
+void surrogate_at_load(const RehearsalOutcome& o, ReplayOutcome& r) {
+  const auto& w = o.serving_point->workload;
+  const double tokens = mean_length(w.isl, w.range_ratio) + mean_length(w.osl, w.range_ratio);
+  const double before = r.rate_req_s * tokens / r.slice_replicas;  // tok/s per replica
+  const int left = std::max(1, r.slice_replicas - r.replicas_down);
+  r.surrogate_before = rehearse::latency_at(o.surrogate, before);
+  r.surrogate_after = rehearse::latency_at(o.surrogate, before * r.slice_replicas / left);
+}
+
+std::string fixed(double v, int decimals) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
+
+Json stats_json(const sim::PointResult& p) {
+  return Json{{"error", p.error},
+              {"requests", p.requests},
+              {"ttft_p99_s", p.ttft.p99},
+              {"ttft_p50_s", p.ttft.median},
+              {"tpot_p50_s", p.tpot.median},
+              {"tpot_p99_s", p.tpot.p99},
+              {"e2e_p99_s", p.e2e.p99},
+              {"output_tokens", p.output_tokens},
+              {"retried_requests", p.retried_requests},
+              {"replica_down_s", p.replica_down_s},
+              {"recovery_s", p.recovery_s}};
+}
+
+}  // namespace
+
+std::expected<std::size_t, std::string> replay_event_index(const RehearsalOutcome& o,
+                                                           const std::string& which) {
+  const auto& ev = o.outcome.events;
+  if (which == "worst") {
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < ev.size(); ++i)
+      if (ev[i].replicas_hit > 0 && (!best || ev[i].replicas_hit > ev[*best].replicas_hit)) best = i;
+    if (!best) return std::unexpected("no failure of the rehearsal took a replica down: nothing to replay");
+    return *best;
+  }
+  std::size_t n = 0;
+  const bool digits = !which.empty() && which.size() < 10 &&
+                      std::all_of(which.begin(), which.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits) n = std::stoul(which);
+  if (n < 1 || n > ev.size())
+    return std::unexpected("--replay takes 'worst' or a failure's number from 1 to " +
+                           std::to_string(ev.size()) + " (the rows of --events), not '" + which + "'");
+  return n - 1;
+}
+
+std::expected<ReplayOutcome, std::string> replay_failure(const Catalog& cat,
+                                                         const RehearsalOutcome& o,
+                                                         const std::string& which,
+                                                         const JobOptions& job) {
+  if (!o.rehearsal.serving)
+    return std::unexpected("a replay needs a serving rehearsal: jobs have no requests to replay");
+  if (!o.serving_point)
+    return std::unexpected(
+        "a replay needs the serving sweep's point: this rehearsal's per-replica figures are given "
+        "in the file; name a serving scenario instead");
+  const sim::PointSpec& p = *o.serving_point;
+  if (p.prefill_replicas)
+    return std::unexpected("the serving point is disaggregated (" + o.layout +
+                           "): the simulation does not run failures with disaggregated serving");
+  auto idx = replay_event_index(o, which);
+  if (!idx) return std::unexpected(idx.error());
+  ReplayOutcome r;
+  r.event = *idx;
+  r.failure = o.outcome.events[*idx];
+  choose_slice(o, r);
+  choose_load(o, p, r);
+  auto failure = slice_failure(p, r);
+  if (!failure) return std::unexpected(failure.error());
+  sim::PointSpec without = p;
+  without.replicas = r.slice_replicas;
+  without.arrivals = sim::OpenLoop{r.rate_req_s};
+  without.workload.requests = r.requests;
+  without.workload.warmup_requests = static_cast<int>(std::ceil(r.rate_req_s * kWarmupSeconds));
+  without.failures.clear();
+  without.seed = sim::stream_seed(o.seed, "replay/" + std::to_string(r.event + 1));
+  sim::PointSpec with = without;
+  with.failures = {*failure};
+  auto runs = simulate_in_workers(cat, {without, with}, job);
+  if (!runs) return std::unexpected(runs.error());
+  r.without = std::move((*runs)[0]);
+  r.with = std::move((*runs)[1]);
+  if (!r.without.error.empty())
+    return std::unexpected("the replay's slice could not serve its load: " + r.without.error);
+  compare(r);
+  surrogate_at_load(o, r);
+  return r;
+}
+
+std::vector<std::vector<std::string>> ReplayOutcome::table() const {
+  auto row = [&](std::string what, auto get, int decimals) {
+    return std::vector<std::string>{std::move(what), fixed(get(without), decimals),
+                                    with.error.empty() ? fixed(get(with), decimals) : "-"};
+  };
+  std::vector<std::vector<std::string>> rows{{"", "without the failure", "with it"}};
+  rows.push_back(row("TTFT p50 (s)", [](const auto& p) { return p.ttft.median; }, 3));
+  rows.push_back(row("TTFT p99 (s)", [](const auto& p) { return p.ttft.p99; }, 3));
+  rows.push_back(row("TPOT p50 (ms)", [](const auto& p) { return p.tpot.median * 1e3; }, 2));
+  rows.push_back(row("TPOT p99 (ms)", [](const auto& p) { return p.tpot.p99 * 1e3; }, 2));
+  rows.push_back(row("E2E p99 (s)", [](const auto& p) { return p.e2e.p99; }, 2));
+  rows.push_back(row("requests restarted", [](const auto& p) { return double(p.retried_requests); }, 0));
+  rows.push_back(row("replica time out of service (s)", [](const auto& p) { return p.replica_down_s; }, 0));
+  rows.push_back(row("output tokens (millions)", [](const auto& p) { return p.output_tokens / 1e6; }, 2));
+  return rows;
+}
+
+Json ReplayOutcome::to_json() const {
+  Json served_json = Json::array();
+  for (std::size_t i = 0; i < served_with.size(); ++i)
+    served_json.push_back({served_with[i].first, served_without[i].second, served_with[i].second});
+  return Json{{"event", event + 1},
+              {"t_s", failure.t_s},
+              {"domain", failure.domain},
+              {"part", failure.part},
+              {"class", to_string(failure.cls)},
+              {"replicas_hit_in_domain", failure.replicas_hit},
+              {"slice",
+               {{"racks", slice_racks},
+                {"replicas", slice_replicas},
+                {"site_replicas", site_replicas},
+                {"part", slice_part},
+                {"replicas_down", replicas_down},
+                {"replicas_slowed", replicas_slowed}}},
+              {"rate_req_s", rate_req_s},
+              {"lead_s", kLeadSeconds},
+              {"warmup_s", kWarmupSeconds},
+              {"window_s", window_s},
+              {"requests", requests},
+              {"repair_s", optional_json(repair_s)},
+              {"without", stats_json(without)},
+              {"with", stats_json(with)},
+              {"lowest_served_share", lowest_share},
+              {"back_within_5pct_s", optional_json(back_within_5pct_s)},
+              {"surrogate",
+               {{"before", {{"ttft_p99_s", surrogate_before.ttft_p99_s},
+                            {"tpot_p99_s", surrogate_before.tpot_p99_s}}},
+                {"after", {{"ttft_p99_s", surrogate_after.ttft_p99_s},
+                           {"tpot_p99_s", surrogate_after.tpot_p99_s}}}}},
+              {"served_tps_10s", {{"columns", {"s_after_failure", "without", "with"}}, {"rows", served_json}}}};
+}
+
+charts::NamedChart replay_chart(const RehearsalOutcome& o, const ReplayOutcome& r) {
+  charts::XYChart c{"Failure " + std::to_string(r.event + 1) + " replayed (" + r.failure.part +
+                        ", " + std::to_string(r.slice_replicas) + " replicas) — " + o.rehearsal.name,
+                    "seconds after the failure", "output tok/s (10 s mean)", {}, std::nullopt};
+  c.series = {{"without the failure", r.served_without, true}, {"with it", r.served_with, false}};
+  return {"replay", charts::xy_line_chart(c)};
+}
+
+}  // namespace racktwin::app
