@@ -4,6 +4,7 @@
 #include <QGraphicsLayout>
 #include <QLegend>
 #include <QChartView>
+#include <QDialog>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -12,6 +13,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <cstdio>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "gui/failure_text.hpp"
@@ -39,7 +41,14 @@ FailuresView::FailuresView(const Catalog& catalog, std::string db_path, QWidget*
         QFileDialog::getOpenFileName(this, "Open a rehearsal", {}, "Rehearsals (*.yaml)");
     if (!f.isEmpty()) open_rehearsal(f);
   });
+  replay_button_ = new QPushButton("Replay the worst failure", this);
+  replay_button_->setToolTip(
+      "Simulate the failure that took the most replicas down request by request, on a slice of "
+      "the site, with and without it (double-click a failure to replay that one)");
+  replay_button_->setEnabled(false);
+  connect(replay_button_, &QPushButton::clicked, this, [this] { replay("worst"); });
   bar->addWidget(status_, 1);
+  bar->addWidget(replay_button_);
   bar->addWidget(open);
   layout->addLayout(bar);
 
@@ -60,21 +69,102 @@ FailuresView::FailuresView(const Catalog& catalog, std::string db_path, QWidget*
   }
   auto* tables = new QSplitter(Qt::Vertical, split);
   tables->addWidget(table_over(classes_, tables));
-  tables->addWidget(table_over(events_, tables));
+  auto* events_view = table_over(events_, tables);
+  events_view->setToolTip("Double-click a failure to replay it request by request");
+  connect(events_view, &QTableView::doubleClicked, this,
+          [this](const QModelIndex& i) { replay(std::to_string(i.row() + 1)); });
+  tables->addWidget(events_view);
   split->addWidget(charts);
   split->addWidget(tables);
   split->setSizes({820, 520});
   layout->addWidget(split, 1);
   watcher_ = new QFutureWatcher<std::expected<app::RehearsalOutcome, app::Failure>>(this);
   connect(watcher_, &QFutureWatcherBase::finished, this, [this] { show_outcome(); });
+
+  // The replay's window: what was replayed, the table with and without the failure, the chart.
+  replay_window_ = new QDialog(this);
+  replay_window_->setWindowTitle("Failure replayed request by request");
+  replay_window_->resize(900, 760);
+  auto* rl = new QVBoxLayout(replay_window_);
+  replay_text_ = new QLabel(replay_window_);
+  replay_text_->setWordWrap(true);
+  replay_rows_ = new RowsModel(replay_window_);
+  replay_chart_ = new QChartView(replay_window_);
+  replay_chart_->setRenderHint(QPainter::Antialiasing);
+  rl->addWidget(replay_text_);
+  replay_table_ = table_over(replay_rows_, replay_window_);
+  rl->addWidget(replay_table_);
+  rl->addWidget(replay_chart_, 1);
+  replay_watcher_ = new QFutureWatcher<std::expected<app::ReplayOutcome, std::string>>(this);
+  connect(replay_watcher_, &QFutureWatcherBase::finished, this, [this] { show_replay(); });
 }
 
 FailuresView::~FailuresView() {
   if (watcher_ != nullptr) watcher_->waitForFinished();
+  if (replay_watcher_ != nullptr) replay_watcher_->waitForFinished();
+}
+
+void FailuresView::replay(const std::string& which) {
+  if (!outcome_ || replay_watcher_->isRunning() || watcher_->isRunning()) return;
+  replay_button_->setEnabled(false);
+  replay_text_->setText("Replaying the failure request by request (two simulations of a slice of "
+                        "the site, in worker processes)…");
+  replay_rows_->set_rows({});
+  replay_chart_->setChart(new QChart);
+  replay_window_->show();
+  const Catalog* cat = &catalog_;
+  const app::RehearsalOutcome* o = &*outcome_;
+  replay_watcher_->setFuture(QtConcurrent::run(
+      [cat, o, which] { return app::replay_failure(*cat, *o, which, app::JobOptions{}); }));
+}
+
+void FailuresView::show_replay() {
+  auto r = replay_watcher_->result();
+  replay_button_->setEnabled(true);
+  if (!r) {
+    replay_text_->setText(QString::fromStdString("The replay could not run: " + r.error()));
+    emit replayed();
+    return;
+  }
+  const auto& f = r->failure;
+  char head[640];
+  std::snprintf(head, sizeof head,
+                "Failure %zu: day %.3f, domain %d, %s (%s), %d replicas of the domain down. Slice: "
+                "%d racks, %d of the site's %d replicas, %d down; Poisson %.1f req/s (the site's "
+                "load per replica), %d s before the failure and %.0f s after. The served tokens "
+                "fell to %.1f%% of the run without the failure%s.",
+                r->event + 1, f.t_s / 86400, f.domain, f.part.c_str(), to_string(f.cls).c_str(),
+                f.replicas_hit, r->slice_racks, r->slice_replicas, r->site_replicas, r->replicas_down,
+                r->rate_req_s, static_cast<int>(app::kLeadSeconds), r->window_s, r->lowest_share * 100,
+                !r->back_within_5pct_s ? " and were not back within 5% by the end of the window"
+                : *r->back_within_5pct_s == 0
+                    ? ", never more than 5% below it"
+                    : (", back within 5% " + std::to_string(static_cast<int>(*r->back_within_5pct_s)) +
+                       " s after the failure").c_str());
+  replay_text_->setText(QString::fromUtf8(head));
+  replay_rows_->set_rows(r->table());
+  replay_table_->setFixedHeight(replay_table_->horizontalHeader()->height() +
+                                replay_rows_->rowCount() *
+                                    replay_table_->verticalHeader()->defaultSectionSize() + 4);
+  auto c = app::replay_chart(*outcome_, *r);
+  replay_chart_->setChart(c.chart.release());
+  emit replayed();
+}
+
+QString FailuresView::replay_status() const {
+  return replay_text_->text();
+}
+
+QWidget* FailuresView::replay_window() const {
+  return replay_window_;
+}
+
+bool FailuresView::replay_chart_shown() const {
+  return replay_chart_->chart() != nullptr && !replay_chart_->chart()->series().isEmpty();
 }
 
 void FailuresView::open_rehearsal(const QString& file) {
-  if (watcher_->isRunning()) return;
+  if (watcher_->isRunning() || replay_watcher_->isRunning()) return;
   status_->setText("Rehearsing " + file + " (the first rehearsal of a workload simulates its sweep)…");
   app::RehearseRequest rq;
   rq.file = file.toStdString();
@@ -85,6 +175,8 @@ void FailuresView::open_rehearsal(const QString& file) {
 
 void FailuresView::show_outcome() {
   auto o = watcher_->result();
+  outcome_.reset();
+  replay_button_->setEnabled(false);
   if (!o) {
     status_->setText(QString::fromStdString("The rehearsal failed:\n" + failure_text(o.error())));
     emit rehearsed();
@@ -128,6 +220,8 @@ void FailuresView::show_outcome() {
       charts_[i]->setChart(new QChart);
   }
   status_->setText(QString::fromStdString(text));
+  outcome_ = std::move(*o);
+  replay_button_->setEnabled(outcome_->serving_point.has_value());
   emit rehearsed();
 }
 

@@ -20,6 +20,10 @@ int main(int argc, char** argv) {
   cli.addOption({"db", "Results database (default: $RACKTWIN_DB, else racktwin.db here)", "FILE"});
   cli.addOption({"plan", "A plan file to open", "FILE"});
   cli.addOption({"rehearsal", "A rehearsal file to open (the Failures tab)", "FILE"});
+  cli.addOption({"replay",
+                 "With --rehearsal: replay this failure request by request once rehearsed ('worst' "
+                 "or its number); --screenshot then saves the replay's window",
+                 "WHICH"});
   cli.addOption({"scenario", "A scenario file to open in the editor (the Scenario tab)", "FILE"});
   cli.addOption({"run", "Run the scenario of --scenario at start (the Results tab shows it)"});
   cli.addOption({"points",
@@ -69,7 +73,20 @@ int main(int argc, char** argv) {
     const bool ok = w.grab().save(shot, "PNG");
     QApplication::exit(ok ? 0 : 1);
   };
-  if (cli.isSet("rehearsal")) {
+  if (cli.isSet("rehearsal") && cli.isSet("replay")) {
+    auto* f = w.failures();
+    const std::string which = cli.value("replay").toStdString();
+    QObject::connect(f, &racktwin::gui::FailuresView::rehearsed, f, [f, which] { f->replay(which); });
+    if (!shot.isEmpty())
+      QObject::connect(f, &racktwin::gui::FailuresView::replayed, f, [f, shot] {
+        QTimer::singleShot(500, [f, shot] {
+          const bool ok = f->replay_window()->grab().save(shot, "PNG");
+          QApplication::exit(ok ? 0 : 1);
+        });
+      });
+    w.tabs()->setCurrentWidget(f);
+    f->open_rehearsal(cli.value("rehearsal"));
+  } else if (cli.isSet("rehearsal")) {
     if (!shot.isEmpty())
       QObject::connect(w.failures(), &racktwin::gui::FailuresView::rehearsed, &w,
                        [save] { QTimer::singleShot(500, save); });

@@ -111,6 +111,32 @@ TEST_F(Gui, OpeningARehearsal_FillsTheFailureViewWithItsCharts) {
   EXPECT_EQ(f->charts_shown(), 3);
 }
 
+// A serving rehearsal over a simulated sweep: its worst failure replays request by request in a
+// window of its own, with the table and the chart through the failure.
+TEST_F(Gui, ReplayingTheWorstFailure_ShowsItsTableAndChart) {
+  std::ofstream(dir / "sweep.yaml")
+      << "name: replay-sweep\nseed: 5\nsystems: [jalapeno-a0]\nmodels: [gpt-oss-120b]\n"
+         "workloads:\n  - {id: 8k1k, kind: inferencex, isl: 8192, osl: 1024, range_ratio: 0.8}\n"
+         "layouts: {named: [{tp: 8}]}\nconcurrency: [8, 32]\n";
+  const auto file = dir / "site.yaml";
+  std::ofstream(file) << "name: replay-site\nsystem: jalapeno-a0\ndomains: 2\nhorizon: 10 days\n"
+                         "seed: 7\nserving:\n  scenario: sweep.yaml\n  workload: 8k1k\n"
+                         "  model: gpt-oss-120b\n  target: {tpot_p50: 100 ms, ttft_p99: 30 s}\n"
+                         "spare_capacity: {racks: 1}\n";
+  MainWindow w(catalog(), (dir / "r.db").string());
+  FailuresView* f = w.failures();
+  QAbstractItemModelTester rows(f->replay_model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QSignalSpy done(f, &FailuresView::rehearsed);
+  f->open_rehearsal(QString::fromStdString(file.string()));
+  ASSERT_TRUE(done.wait(60000)) << f->status().toStdString();
+  QSignalSpy replayed(f, &FailuresView::replayed);
+  f->replay("worst");
+  ASSERT_TRUE(replayed.wait(120000)) << f->replay_status().toStdString();
+  EXPECT_TRUE(f->replay_status().startsWith("Failure ")) << f->replay_status().toStdString();
+  EXPECT_EQ(f->replay_model()->rowCount(), 8);  // TTFT and TPOT p50 and p99, E2E, restarts, down, tokens
+  EXPECT_TRUE(f->replay_chart_shown());
+}
+
 TEST_F(Gui, ABadRehearsal_ShowsItsLocatedErrors) {
   const auto file = dir / "bad.yaml";
   std::ofstream(file) << "name: x\nsystem: jalapeno-a9\ndomains: 1\nhorizon: 1 day\n";
