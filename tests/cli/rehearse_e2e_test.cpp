@@ -171,13 +171,17 @@ TEST_F(Rehearse, Replay_TheWorstFailureRestartsRequestsAndDipsTheServedTokens) {
   EXPECT_EQ(nlohmann::json::parse(again.out)["replay"].dump(), p.dump());
 }
 
-TEST_F(Rehearse, Replay_BadChoicesSayWhy) {
+TEST_F(Rehearse, Replay_ANumberPicksItsFailure_BadChoicesSayWhy) {
   write("sweep.yaml", kSweep);
   const auto file = write("site.yaml", kReplaySite);
   const auto db = (dir / "r.db").string();
   const auto r = run("rehearse " + file + " --quiet --replay 0 --db " + db);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("'worst' or a failure's number from 1 to"), std::string::npos) << r.err;
+  // A number picks that failure, a row of --events.
+  const auto second = run("rehearse " + file + " --json --quiet --replay 2 --db " + db);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(nlohmann::json::parse(second.out)["replay"]["event"], 2);
   // Given figures have no point to simulate.
   const auto given = run("rehearse " + write("given.yaml", kServing) + " --quiet --replay worst");
   EXPECT_EQ(given.exit_code, 2);
