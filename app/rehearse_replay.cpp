@@ -196,6 +196,8 @@ std::expected<ReplayOutcome, std::string> replay_failure(const Catalog& cat,
   r.failure = o.outcome.events[*idx];
   choose_slice(o, r);
   choose_load(o, p, r);
+  if (!(r.rate_req_s > 0))
+    return std::unexpected("the site offers no load to replay (no replica serves at the target)");
   auto failure = slice_failure(p, r);
   if (!failure) return std::unexpected(failure.error());
   sim::PointSpec without = p;
