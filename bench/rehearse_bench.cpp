@@ -1,18 +1,21 @@
 // Wall time of rehearsing a month of the shipped 100 MW Jalapeno site (35 domains): the first call
 // simulates (or reads) the serving sweep; then the rehearsal with its stored sweep, and the
-// spare-capacity search; and the engine alone. Prints the figures the closing notes quote.
+// spare-capacity search; and the request-level replay of its worst failure (two simulations of a
+// slice of the site, in worker processes). Prints the figures the closing notes quote.
 // Usage: build/bench/racktwin_rehearse_bench [FILE]
 //        (default: scenarios/rehearsals/jalapeno-100mw-month.yaml)
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "app/rehearse.hpp"
+#include "app/rehearse_replay.hpp"
 #include "bench/support.hpp"
 
 int main(int argc, char** argv) {
@@ -41,6 +44,19 @@ int main(int argc, char** argv) {
   }
   ::unlink(rq.db.c_str());
   std::sort(warm.begin(), warm.end());
+  // The worst failure replayed request by request (serving rehearsals only).
+  double replay_s = -1;
+  std::optional<app::ReplayOutcome> replay;
+  if (first->serving_point) {
+    t0 = std::chrono::steady_clock::now();
+    auto r = app::replay_failure(*cat, *first, "worst", app::JobOptions{});
+    replay_s = seconds_since(t0);
+    if (!r) {
+      std::fprintf(stderr, "replay failed: %s\n", r.error().c_str());
+      return 1;
+    }
+    replay = std::move(*r);
+  }
   const auto& e = first->outcome;
   std::printf("rehearsal %s: %s x %d domains (%d XPUs), %.0f days, %zu failures\n",
               first->rehearsal.name.c_str(), first->rehearsal.system.c_str(),
@@ -56,5 +72,8 @@ int main(int argc, char** argv) {
               e.availability * 100, e.attainment * 100,
               e.tokens_offered > 0 ? 100 * e.tokens_lost / e.tokens_offered : 0.0,
               e.technician_utilisation * 100);
+  if (replay)
+    std::printf("  worst failure (%s) replayed on %d replicas: %d requests per run, two runs in %.2f s\n",
+                replay->failure.part.c_str(), replay->slice_replicas, replay->requests, replay_s);
   return 0;
 }
