@@ -39,12 +39,6 @@ std::optional<Numbered> number_part(const topology::Topology& t, const std::stri
   return std::nullopt;
 }
 
-// Mean of the lengths uniform over [max(1, ceil(ratio x L)), L].
-double mean_length(int l, double ratio) {
-  const double lo = std::max(1.0, std::ceil(ratio * l));
-  return (lo + l) / 2.0;
-}
-
 // Output tokens per second as 10-second trailing means, from second `from` to `to`, at seconds
 // after second `zero`.
 std::vector<std::pair<double, double>> served(const sim::PointResult& r, int from, int to, int zero) {
@@ -73,11 +67,9 @@ void choose_slice(const RehearsalOutcome& o, ReplayOutcome& r) {
 // The arrivals: the site's offered load per replica on the slice, as a Poisson rate, for the lead
 // and the window after the failure (cut short to kMaxReplayRequests).
 void choose_load(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutcome& r) {
-  const double per_replica_tps =
+  r.load_tps_per_replica =
       o.surrogate.tps_at_target * o.outcome.offered_replicas / std::max(1, o.outcome.replicas_total);
-  const auto& w = p.workload;
-  const double tokens = mean_length(w.isl, w.range_ratio) + mean_length(w.osl, w.range_ratio);
-  r.rate_req_s = per_replica_tps * r.slice_replicas / tokens;
+  r.rate_req_s = r.load_tps_per_replica * r.slice_replicas / mean_request_tokens(p.workload);
   const double most = kMaxReplayRequests / r.rate_req_s - kLeadSeconds;
   r.window_s = std::clamp(most, kMinWindowSeconds, kWindowSeconds);
   r.requests = static_cast<int>(std::ceil(r.rate_req_s * (kLeadSeconds + r.window_s)));
@@ -125,12 +117,10 @@ void compare(ReplayOutcome& r) {
 }
 
 void surrogate_at_load(const RehearsalOutcome& o, ReplayOutcome& r) {
-  const auto& w = o.serving_point->workload;
-  const double tokens = mean_length(w.isl, w.range_ratio) + mean_length(w.osl, w.range_ratio);
-  const double before = r.rate_req_s * tokens / r.slice_replicas;  // tok/s per replica
   const int left = std::max(1, r.slice_replicas - r.replicas_down);
-  r.surrogate_before = rehearse::latency_at(o.surrogate, before);
-  r.surrogate_after = rehearse::latency_at(o.surrogate, before * r.slice_replicas / left);
+  r.surrogate_before = rehearse::latency_at(o.surrogate, r.load_tps_per_replica);
+  r.surrogate_after =
+      rehearse::latency_at(o.surrogate, r.load_tps_per_replica * r.slice_replicas / left);
 }
 
 std::string fixed(double v, int decimals) {
@@ -237,6 +227,46 @@ std::vector<std::vector<std::string>> ReplayOutcome::table() const {
   return rows;
 }
 
+std::vector<std::string> ReplayOutcome::summary(std::size_t failures) const {
+  auto count = [](long n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  auto minutes = [](double s) { return fixed(s / 60, 0) + " min"; };
+  const auto& f = failure;
+  std::vector<std::string> out;
+  out.push_back("Failure " + std::to_string(event + 1) + " of " + std::to_string(failures) +
+                ": day " + fixed(f.t_s / 86400, 3) + ", domain " + std::to_string(f.domain) + ", " +
+                f.part + " (" + to_string(f.cls) + "): " +
+                count(f.replicas_hit, "replica", "replicas") + " of the domain down, " +
+                (f.recovered_s < 0 ? "not recovered within the horizon"
+                                   : "recovered after " + fixed(f.recovered_s / 3600, 2) + " h"));
+  out.push_back("Slice: " + count(slice_racks, "rack", "racks") + ", " +
+                std::to_string(slice_replicas) + " of the site's " + std::to_string(site_replicas) +
+                " replicas; " + f.part + " there as " + slice_part + ": " +
+                std::to_string(replicas_down) + " down, " + std::to_string(replicas_slowed) +
+                " slowed");
+  out.push_back("Arrivals: Poisson at " + fixed(rate_req_s, 1) +
+                " req/s (the site's load per replica), " + minutes(kLeadSeconds) +
+                " before the failure and " + minutes(window_s) + " after, " +
+                std::to_string(requests) + " requests, the first " + minutes(kWarmupSeconds) +
+                " warm-up; " +
+                (repair_s ? "repaired " + fixed(*repair_s, 0) + " s after the failure"
+                          : std::string("not repaired within the window")));
+  if (!with.error.empty()) out.push_back("With the failure: " + with.error);
+  out.push_back("Served output tokens (10 s means): the lowest at " + fixed(lowest_share * 100, 1) +
+                "% of the run without the failure; " +
+                (!back_within_5pct_s ? std::string("not back within 5% of it by the end of the window")
+                 : *back_within_5pct_s == 0
+                     ? std::string("never more than 5% below it")
+                     : "within 5% of it from " + fixed(*back_within_5pct_s, 0) +
+                           " s after the failure on"));
+  out.push_back("The surrogate at this load: TTFT p99 " + fixed(surrogate_before.ttft_p99_s, 3) +
+                " s, TPOT p99 " + fixed(surrogate_before.tpot_p99_s * 1e3, 2) +
+                " ms; on the survivors " + fixed(surrogate_after.ttft_p99_s, 3) + " s, " +
+                fixed(surrogate_after.tpot_p99_s * 1e3, 2) + " ms");
+  return out;
+}
+
 Json ReplayOutcome::to_json() const {
   Json served_json = Json::array();
   for (std::size_t i = 0; i < served_with.size(); ++i)
@@ -254,6 +284,7 @@ Json ReplayOutcome::to_json() const {
                 {"part", slice_part},
                 {"replicas_down", replicas_down},
                 {"replicas_slowed", replicas_slowed}}},
+              {"load_tps_per_replica", load_tps_per_replica},
               {"rate_req_s", rate_req_s},
               {"lead_s", kLeadSeconds},
               {"warmup_s", kWarmupSeconds},

@@ -50,6 +50,7 @@ struct ReplayOutcome {
   int slice_racks = 0, slice_replicas = 0, site_replicas = 0;
   int replicas_down = 0;  // in the slice (topology::assess on the slice's deployment)
   int replicas_slowed = 0;
+  double load_tps_per_replica = 0;  // the site's offered load per replica (tok/s)
   double rate_req_s = 0;   // Poisson arrivals
   double window_s = 0;     // arrivals after the failure
   int requests = 0;        // per run
@@ -64,6 +65,9 @@ struct ReplayOutcome {
   // survivors after it.
   rehearse::Surrogate::Point surrogate_before, surrogate_after;
 
+  // What was replayed and what it showed, one sentence a line, for the CLI and the GUI;
+  // `failures`: the rehearsal's number of failures.
+  std::vector<std::string> summary(std::size_t failures) const;
   std::vector<std::vector<std::string>> table() const;  // first row the header
   Json to_json() const;
 };

@@ -65,41 +65,13 @@ void print_figures(const app::RehearsalOutcome& o) {
     if (f.assumption) fmt::print("  {} = {} ({}): {}\n", f.what, f.value, f.where, f.reason);
 }
 
-std::string minutes(double s) { return fmt::format("{:.0f} min", s / 60); }
-
-std::string count(long n, const std::string& one, const std::string& many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
-
 void print_replay(const app::RehearsalOutcome& o, const app::ReplayOutcome& r) {
-  const auto& f = r.failure;
-  fmt::print("\nFailure {} of {} replayed request by request (docs/failures.md section 3.7):\n",
-             r.event + 1, o.outcome.events.size());
-  fmt::print("  day {:.3f}, domain {}, {} ({}): {} of the domain down, {}\n", f.t_s / 86400,
-             f.domain, f.part, to_string(f.cls), count(f.replicas_hit, "replica", "replicas"),
-             f.recovered_s < 0 ? std::string("not recovered within the horizon")
-                               : fmt::format("recovered after {:.2f} h", f.recovered_s / 3600));
-  fmt::print("  slice: {}, {} of the site's {} replicas; {} there as {}: {} down, {} slowed\n",
-             count(r.slice_racks, "rack", "racks"), r.slice_replicas, r.site_replicas, f.part, r.slice_part, r.replicas_down,
-             r.replicas_slowed);
-  fmt::print("  arrivals: Poisson at {:.1f} req/s (the site's load per replica), {} before the failure "
-             "and {} after, {} requests, the first {} warm-up; {}\n",
-             r.rate_req_s, minutes(app::kLeadSeconds), minutes(r.window_s), r.requests,
-             minutes(app::kWarmupSeconds),
-             r.repair_s ? fmt::format("repaired {:.0f} s after the failure", *r.repair_s)
-                        : std::string("not repaired within the window"));
-  fmt::print("{}\n", render_rows(r.table(), {1, 2}));
-  if (!r.with.error.empty()) fmt::print("  with the failure: {}\n", r.with.error);
-  fmt::print("  served output tokens (10 s means): the lowest at {:.1f}% of the run without the failure; {}\n",
-             r.lowest_share * 100,
-             !r.back_within_5pct_s ? std::string("not back within 5% of it by the end of the window")
-             : *r.back_within_5pct_s == 0
-                 ? std::string("never more than 5% below it")
-                 : fmt::format("within 5% of it from {:.0f} s after the failure on", *r.back_within_5pct_s));
-  fmt::print("  the surrogate at this load: TTFT p99 {:.3f} s, TPOT p99 {:.2f} ms; on the survivors "
-             "{:.3f} s, {:.2f} ms\n",
-             r.surrogate_before.ttft_p99_s, r.surrogate_before.tpot_p99_s * 1e3,
-             r.surrogate_after.ttft_p99_s, r.surrogate_after.tpot_p99_s * 1e3);
+  const auto lines = r.summary(o.outcome.events.size());
+  fmt::print("\nReplayed request by request (docs/failures.md section 3.7):\n");
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    fmt::print("  {}\n", lines[i]);
+    if (i == 2) fmt::print("{}\n", render_rows(r.table(), {1, 2}));  // after the arrivals
+  }
 }
 
 int write_outputs(const RehearseArgs& a, const app::RehearsalOutcome& o,

@@ -4,6 +4,8 @@
 // validated there; every value below is already checked. The format is documented in
 // docs/scenarios.md.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <expected>
 #include <memory>
@@ -41,6 +43,15 @@ struct InferenceXWorkload {
   int requests = 1000;
   int warmup_requests = 100;
 };
+
+// The shortest length drawn for a nominal length L: max(1, ceil(range_ratio x L)).
+inline int shortest_length(const InferenceXWorkload& w, int length) {
+  return std::max(1, static_cast<int>(std::ceil(w.range_ratio * length)));
+}
+// Prompt plus output tokens of a request, on average over the uniform draws.
+inline double mean_request_tokens(const InferenceXWorkload& w) {
+  return (shortest_length(w, w.isl) + w.isl + shortest_length(w, w.osl) + w.osl) / 2.0;
+}
 
 // One request of a Mooncake-format trace (JSONL; AIPerf mooncake_trace, Dynamo's generator).
 struct TraceRequest {

@@ -13,7 +13,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <cstdio>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "gui/failure_text.hpp"
@@ -120,28 +119,16 @@ void FailuresView::replay(const std::string& which) {
 
 void FailuresView::show_replay() {
   auto r = replay_watcher_->result();
-  replay_button_->setEnabled(true);
+  replay_button_->setEnabled(outcome_->serving_point.has_value());
   if (!r) {
     replay_text_->setText(QString::fromStdString("The replay could not run: " + r.error()));
     emit replayed();
     return;
   }
-  const auto& f = r->failure;
-  char head[640];
-  std::snprintf(head, sizeof head,
-                "Failure %zu: day %.3f, domain %d, %s (%s), %d replicas of the domain down. Slice: "
-                "%d racks, %d of the site's %d replicas, %d down; Poisson %.1f req/s (the site's "
-                "load per replica), %d s before the failure and %.0f s after. The served tokens "
-                "fell to %.1f%% of the run without the failure%s.",
-                r->event + 1, f.t_s / 86400, f.domain, f.part.c_str(), to_string(f.cls).c_str(),
-                f.replicas_hit, r->slice_racks, r->slice_replicas, r->site_replicas, r->replicas_down,
-                r->rate_req_s, static_cast<int>(app::kLeadSeconds), r->window_s, r->lowest_share * 100,
-                !r->back_within_5pct_s ? " and were not back within 5% by the end of the window"
-                : *r->back_within_5pct_s == 0
-                    ? ", never more than 5% below it"
-                    : (", back within 5% " + std::to_string(static_cast<int>(*r->back_within_5pct_s)) +
-                       " s after the failure").c_str());
-  replay_text_->setText(QString::fromUtf8(head));
+  std::string head;
+  for (const auto& line : r->summary(outcome_->outcome.events.size()))
+    head += (head.empty() ? "" : "\n") + line;
+  replay_text_->setText(QString::fromStdString(head));
   replay_rows_->set_rows(r->table());
   replay_table_->setFixedHeight(replay_table_->horizontalHeader()->height() +
                                 replay_rows_->rowCount() *

@@ -25,7 +25,7 @@ std::vector<Request> fixed_length(const InferenceXWorkload& w, int n, int warmup
   // Integers uniform in [lo, hi], drawn from the raw 64-bit stream so that the sequence does not
   // depend on the standard library's distribution code.
   auto uniform = [&](int length) {
-    const int lo = std::max(1, static_cast<int>(std::ceil(w.range_ratio * length)));
+    const int lo = shortest_length(w, length);
     const std::uint64_t span = static_cast<std::uint64_t>(length - lo + 1);
     return lo + static_cast<int>(rng() % span);
   };
