@@ -101,6 +101,7 @@ FailuresView::FailuresView(const Catalog& catalog, std::string db_path, QWidget*
 FailuresView::~FailuresView() {
   if (watcher_ != nullptr) watcher_->waitForFinished();
   if (replay_watcher_ != nullptr) replay_watcher_->waitForFinished();
+  if (replay_window_ != nullptr) replay_window_->hide();
 }
 
 void FailuresView::replay(const std::string& which) {
