@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace racktwin::calib {
 
@@ -397,9 +398,9 @@ class Fitter {
   std::expected<std::vector<std::vector<double>>, std::string> evaluate(
       const std::vector<Candidate>& cands);
   std::vector<double> add_fd(std::size_t si, const std::vector<double>& x,
-                             std::vector<Candidate>& cands) const;
+                             std::vector<Candidate>& cands, bool with_base) const;
   void take_fd(State& s, const std::vector<std::vector<double>>& f, std::size_t first,
-               const std::vector<double>& steps) const;
+               const std::vector<double>& steps, bool with_base) const;
   // Every point of the plan at its system's current parameters; with `previous` (the last full
   // sweeps) only the points of systems not settled are simulated again.
   // `screen`: the closed-loop points run kScreenPromptsPerClient prompts per client, enough to
@@ -508,13 +509,15 @@ std::expected<std::vector<std::vector<double>>, std::string> Fitter::evaluate(
   return out;
 }
 
-// Finite differences: the candidates x and x plus a step along every parameter (minus at the
-// upper bound), appended to `cands`; the steps are returned.
+// Finite differences: the candidates x (`with_base`) and x plus a step along every parameter
+// (minus at the upper bound), appended to `cands`; the steps are returned. Without the base, the
+// residuals at x are the system's current ones (s.f, simulated at s.x on the same cut: the same
+// seeds give the same results, so simulating x again would add nothing).
 std::vector<double> Fitter::add_fd(std::size_t si, const std::vector<double>& x,
-                                   std::vector<Candidate>& cands) const {
+                                   std::vector<Candidate>& cands, bool with_base) const {
   const State& s = systems_.states[si];
   std::vector<double> steps;
-  cands.push_back({si, x});
+  if (with_base) cands.push_back({si, x});
   for (std::size_t k = 0; k < x.size(); ++k) {
     std::vector<double> xp = x;
     const double h = xp[k] + options_.step <= s.hi[k] ? options_.step : -options_.step;
@@ -527,12 +530,12 @@ std::vector<double> Fitter::add_fd(std::size_t si, const std::vector<double>& x,
 
 // Residuals and Jacobian from the evaluations of add_fd's candidates starting at `first`.
 void Fitter::take_fd(State& s, const std::vector<std::vector<double>>& f, std::size_t first,
-                     const std::vector<double>& steps) const {
-  s.f = f[first];
+                     const std::vector<double>& steps, bool with_base) const {
+  if (with_base) s.f = f[first++];
   s.J.assign(s.f.size(), std::vector<double>(steps.size(), 0.0));
   for (std::size_t k = 0; k < steps.size(); ++k)
     for (std::size_t r = 0; r < s.f.size(); ++r)
-      s.J[r][k] = (f[first + 1 + k][r] - s.f[r]) / steps[k];
+      s.J[r][k] = (f[first + k][r] - s.f[r]) / steps[k];
   s.cost = cost_of(s.f);
   s.refresh = false;
   s.since_fd = 0;
@@ -588,12 +591,12 @@ std::expected<void, std::string> Fitter::start_round(int round) {
   std::vector<Candidate> cands;
   std::vector<std::vector<double>> steps(states.size());
   for (std::size_t si = 0; si < states.size(); ++si)
-    if (!states[si].settled) steps[si] = add_fd(si, states[si].x, cands);
+    if (!states[si].settled) steps[si] = add_fd(si, states[si].x, cands, true);
   auto first = evaluate(cands);
   if (!first) return std::unexpected(first.error());
   for (std::size_t si = 0, at = 0; si < states.size(); ++si) {
     if (states[si].settled) continue;
-    take_fd(states[si], *first, at, steps[si]);
+    take_fd(states[si], *first, at, steps[si], true);
     at += 1 + steps[si].size();
     // The objective at the prior, on the cut chosen at the prior.
     if (round == 0) states[si].cost_prior = states[si].cost;
@@ -615,6 +618,20 @@ std::expected<bool, std::string> Fitter::step(int round, int it) {
   auto f = evaluate(cands);
   if (!f) return std::unexpected(f.error());
   for (const auto& r : reqs) apply(r, *f);
+  double total = 0;
+  int done = 0, fitting = 0;
+  for (const auto& s : systems_.states) {
+    if (s.settled) continue;
+    total += s.cost;
+    fitting += 1;
+    done += s.done ? 1 : 0;
+  }
+  std::ostringstream objective;
+  objective.setf(std::ios::fixed);
+  objective.precision(3);
+  objective << total;
+  say("  objective " + objective.str() + " over the cuts of " + std::to_string(fitting) +
+      " systems, " + std::to_string(done) + " of them done");
   return true;
 }
 
@@ -637,7 +654,7 @@ void Fitter::propose(std::size_t si, std::vector<Request>& reqs, std::vector<Can
     s.refresh = true;  // converged on an updated one: check with an exact one
   }
   Request r{si, cands.size(), s.x, {}};
-  r.steps = add_fd(si, s.x, cands);
+  r.steps = add_fd(si, s.x, cands, false);
   reqs.push_back(std::move(r));
 }
 
@@ -646,7 +663,7 @@ void Fitter::apply(const Request& r, const std::vector<std::vector<double>>& f) 
   State& s = systems_.states[r.state];
   s.iterations += 1;
   if (!r.steps.empty()) {
-    take_fd(s, f, r.first, r.steps);
+    take_fd(s, f, r.first, r.steps, false);
     return;
   }
   const auto& fc = f[r.first];

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <sstream>
 
 #include "app/sim_job.hpp"
 #include "calib/calibrate.hpp"
@@ -247,4 +249,56 @@ TEST(Calibrate_Screening, OnlyTheSweepsAtThePriors_RunShortened) {
   ASSERT_GE(prompts.size(), 3u) << "screening, the cut, the full sweeps";
   for (std::size_t b = 0; b < prompts.size(); ++b)
     for (int n : prompts[b]) EXPECT_EQ(n, b == 0 ? 4 : 10) << "batch " << b;
+}
+
+// A Jacobian recomputed during a round simulates only the steps along each parameter: the
+// residuals at the current parameters were simulated there already, on the same cut, and the
+// same seeds would give them again. Within the optimiser's batches no parameter set of a system
+// is simulated twice on one sweep point.
+TEST(Calibrate_Jacobian, ARecomputedJacobian_SimulatesNoParameterSetAgain) {
+  app::JobOptions jobs;
+  jobs.jobs = 2;
+  calib::PredictOptions po;
+  po.concurrency = {1, 8};
+  po.replica_xpus = {8};
+  calib::FitOptions opt;
+  std::vector<std::vector<sim::PointSpec>> batches;
+  opt.simulate = [&](const std::vector<sim::PointSpec>& specs) {
+    batches.push_back(specs);
+    return app::simulate_in_workers(shipped_catalog(), specs, jobs);
+  };
+  opt.params = {"mfu", "mbu"};
+  opt.predict = po;
+  opt.max_iterations = 8;
+  opt.rounds = 1;
+  std::vector<std::string> progress;
+  opt.progress = [&](const std::string& line) { progress.push_back(line); };
+  auto fit = calib::calibrate(shipped_catalog(), synthetic("jalapeno-a0", 1.3, 0.8, po, jobs), opt);
+  ASSERT_TRUE(fit.has_value()) << fit.error();
+  ASSERT_GE(batches.size(), 4u) << "screening, the first Jacobian, a step, the full sweeps";
+  // The optimiser's batches: all but the screening and the full sweeps at the end.
+  std::set<std::string> seen;
+  int refreshes = 0;
+  for (std::size_t b = 1; b + 1 < batches.size(); ++b) {
+    std::set<std::string> sets;
+    for (const auto& s : batches[b]) {
+      const auto& e = s.efficiency;
+      std::ostringstream key;
+      key.precision(17);
+      key << s.system->id << ' ' << s.layout.name << ' ' << sim::clients_of(s.arrivals).value_or(0)
+          << ' ' << e.mfu << ' ' << e.mbu;
+      EXPECT_TRUE(seen.insert(key.str()).second) << "simulated again in batch " << b << ": "
+                                                 << key.str();
+      std::ostringstream set;
+      set.precision(17);
+      set << e.mfu << ' ' << e.mbu;
+      sets.insert(set.str());
+    }
+    if (b > 1 && sets.size() == 2) refreshes += 1;  // the two steps of a recomputed Jacobian
+  }
+  EXPECT_GE(refreshes, 1) << "the fit never recomputed its Jacobian: nothing was checked";
+  // Each optimiser step reports the objective over the cuts.
+  EXPECT_TRUE(std::any_of(progress.begin(), progress.end(), [](const std::string& l) {
+    return l.find("objective") != std::string::npos;
+  }));
 }
