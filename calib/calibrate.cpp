@@ -56,6 +56,9 @@ struct State {
   int rejects = 0;       // rejected steps in a row
   int iterations = 0;
   std::vector<std::size_t> cut;  // plan spec indices simulated while fitting
+  // The cut's results at x, in the order of `cut` (empty when not simulated there): the full
+  // sweeps at x take them rather than simulate them again.
+  std::vector<sim::PointResult> at_x;
   // Its objective over the full sweeps agreed with its objective over the cut: its fit stands,
   // and later rounds (for the systems that disagreed) leave it as it is.
   bool settled = false;
@@ -332,8 +335,8 @@ void broyden_update(State& s, const std::vector<double>& x, const std::vector<do
 
 // Moves to the step x (residuals fc) when it lowers the objective and relaxes the damping, else
 // stays and damps harder; decides whether the system is done or needs a finite-difference
-// Jacobian next.
-void accept_or_reject(State& s, const std::vector<double>& x, const std::vector<double>& fc) {
+// Jacobian next. True when it moved.
+bool accept_or_reject(State& s, const std::vector<double>& x, const std::vector<double>& fc) {
   const double c = cost_of(fc);
   if (c < s.cost) {
     const double gain = s.cost - c;
@@ -349,12 +352,13 @@ void accept_or_reject(State& s, const std::vector<double>& x, const std::vector<
       else
         s.refresh = true;
     }
-  } else {
-    s.lambda *= 4;
-    s.rejects += 1;
-    if (s.rejects >= 2 && s.since_fd > 0) s.refresh = true;
-    if (s.lambda > 1e4) s.done = true;
+    return true;
   }
+  s.lambda *= 4;
+  s.rejects += 1;
+  if (s.rejects >= 2 && s.since_fd > 0) s.refresh = true;
+  if (s.lambda > 1e4) s.done = true;
+  return false;
 }
 
 // Prompts and warm-up prompts per client of the closed-loop points in the screening sweeps at the
@@ -395,12 +399,18 @@ class Fitter {
   }
   std::vector<double> residuals(const State& s, const std::vector<double>& x,
                                 const std::vector<sim::PointResult>& results) const;
-  std::expected<std::vector<std::vector<double>>, std::string> evaluate(
-      const std::vector<Candidate>& cands);
+  // The residuals of each candidate, and its cut's results.
+  struct Evaluated {
+    std::vector<std::vector<double>> f;
+    std::vector<std::vector<sim::PointResult>> results;
+  };
+  std::expected<Evaluated, std::string> evaluate(const std::vector<Candidate>& cands);
   std::vector<double> add_fd(std::size_t si, const std::vector<double>& x,
                              std::vector<Candidate>& cands, bool with_base) const;
   void take_fd(State& s, const std::vector<std::vector<double>>& f, std::size_t first,
                const std::vector<double>& steps, bool with_base) const;
+  void take_fd(State& s, Evaluated& e, std::size_t first, const std::vector<double>& steps,
+               bool with_base) const;
   // Every point of the plan at its system's current parameters; with `previous` (the last full
   // sweeps) only the points of systems not settled are simulated again.
   // `screen`: the closed-loop points run kScreenPromptsPerClient prompts per client, enough to
@@ -410,10 +420,11 @@ class Fitter {
       bool screen = false);
   void choose_cuts(const std::vector<sim::PointResult>& results);
   void keep_best(std::vector<sim::PointResult>& results);
-  std::expected<void, std::string> start_round(int round);
+  std::expected<void, std::string> start_round(int round,
+                                              const std::vector<sim::PointResult>& full);
   std::expected<bool, std::string> step(int round, int it);
   void propose(std::size_t si, std::vector<Request>& reqs, std::vector<Candidate>& cands);
-  void apply(const Request& r, const std::vector<std::vector<double>>& f);
+  void apply(const Request& r, Evaluated& e);
   bool agrees(const std::vector<sim::PointResult>& results);
 
   const PredictionPlan& plan_;
@@ -430,7 +441,8 @@ std::expected<std::vector<sim::PointResult>, std::string> Fitter::run() {
   if (!results) return results;
   for (int round = 0;; ++round) {
     choose_cuts(*results);
-    if (auto first = start_round(round); !first) return std::unexpected(first.error());
+    if (auto first = start_round(round, *results); !first)
+      return std::unexpected(first.error());
     for (int it = 0; it < options_.max_iterations; ++it) {
       auto stepped = step(round, it);
       if (!stepped) return std::unexpected(stepped.error());
@@ -460,6 +472,7 @@ void Fitter::keep_best(std::vector<sim::PointResult>& results) {
         std::to_string(s.best_full) + " against " + std::to_string(s.last_full) + " at the last)");
     s.x = s.best_x;
     s.cost = s.best_cut;
+    s.at_x.clear();
     for (auto& [i, r] : s.best_results) results[i] = std::move(r);
   }
 }
@@ -482,7 +495,7 @@ std::vector<double> Fitter::residuals(const State& s, const std::vector<double>&
 
 // Simulates each (system, x) candidate on the system's cut, in one batch, and returns the
 // residuals of each.
-std::expected<std::vector<std::vector<double>>, std::string> Fitter::evaluate(
+std::expected<Fitter::Evaluated, std::string> Fitter::evaluate(
     const std::vector<Candidate>& cands) {
   std::vector<sim::PointSpec> batch;
   std::vector<std::pair<std::size_t, std::size_t>> ranges;
@@ -499,12 +512,13 @@ std::expected<std::vector<std::vector<double>>, std::string> Fitter::evaluate(
   auto results = options_.simulate(batch);
   if (!results) return std::unexpected(results.error());
   simulated_points_ += static_cast<int>(batch.size());
-  std::vector<std::vector<double>> out;
+  Evaluated out;
   for (std::size_t k = 0; k < cands.size(); ++k) {
-    const std::vector<sim::PointResult> part(
-        results->begin() + static_cast<std::ptrdiff_t>(ranges[k].first),
-        results->begin() + static_cast<std::ptrdiff_t>(ranges[k].second));
-    out.push_back(residuals(systems_.states[cands[k].state], cands[k].x, part));
+    std::vector<sim::PointResult> part(
+        std::make_move_iterator(results->begin() + static_cast<std::ptrdiff_t>(ranges[k].first)),
+        std::make_move_iterator(results->begin() + static_cast<std::ptrdiff_t>(ranges[k].second)));
+    out.f.push_back(residuals(systems_.states[cands[k].state], cands[k].x, part));
+    out.results.push_back(std::move(part));
   }
   return out;
 }
@@ -542,15 +556,30 @@ void Fitter::take_fd(State& s, const std::vector<std::vector<double>>& f, std::s
   s.rejects = 0;
 }
 
+// The same, keeping the base's results as the cut's results at x.
+void Fitter::take_fd(State& s, Evaluated& e, std::size_t first, const std::vector<double>& steps,
+                     bool with_base) const {
+  if (with_base) s.at_x = std::move(e.results[first]);
+  take_fd(s, e.f, first, steps, with_base);
+}
+
 // The full sweeps of every system at its current parameters.
 std::expected<std::vector<sim::PointResult>, std::string> Fitter::full_sweeps(
     const std::string& why, const std::vector<sim::PointResult>* previous, bool screen) {
   // A settled system's parameters no longer move: its sweeps in `previous` stand as they are.
+  // A cut's points at x were simulated while fitting: their results stand (same seeds, same
+  // results).
+  std::map<std::size_t, const sim::PointResult*> known;
+  if (!screen)
+    for (const auto& s : systems_.states)
+      if (!s.settled && s.at_x.size() == s.cut.size())
+        for (std::size_t k = 0; k < s.cut.size(); ++k) known[s.cut[k]] = &s.at_x[k];
   std::vector<sim::PointSpec> batch;
   std::vector<std::size_t> at;
   for (std::size_t i = 0; i < plan_.specs.size(); ++i) {
     const State& s = systems_.states[systems_.index.at(plan_.specs[i].system->id)];
     if (previous != nullptr && s.settled) continue;
+    if (known.contains(i)) continue;
     batch.push_back(plan_.specs[i]);
     batch.back().efficiency = efficiency_at(s, s.x);
     if (screen && std::holds_alternative<sim::ClosedLoop>(batch.back().arrivals)) {
@@ -560,11 +589,15 @@ std::expected<std::vector<sim::PointResult>, std::string> Fitter::full_sweeps(
     }
     at.push_back(i);
   }
-  say("simulating the full sweeps " + why + " (" + std::to_string(batch.size()) + " points)");
+  say("simulating the full sweeps " + why + " (" + std::to_string(batch.size()) + " points" +
+      (known.empty() ? "" : "; " + std::to_string(known.size()) + " more simulated while fitting") +
+      ")");
   simulated_points_ += static_cast<int>(batch.size());
   auto simulated = options_.simulate(batch);
-  if (!simulated || previous == nullptr) return simulated;
-  std::vector<sim::PointResult> results = *previous;
+  if (!simulated) return simulated;
+  std::vector<sim::PointResult> results =
+      previous != nullptr ? *previous : std::vector<sim::PointResult>(plan_.specs.size());
+  for (const auto& [i, r] : known) results[i] = *r;
   for (std::size_t k = 0; k < at.size(); ++k) results[at[k]] = std::move((*simulated)[k]);
   return results;
 }
@@ -578,6 +611,7 @@ void Fitter::choose_cuts(const std::vector<sim::PointResult>& results) {
     for (std::size_t i : s.points)
       choose_cut(points_[i], point_group(plan_, i), results, options_.layouts_per_point, cut);
     s.cut.assign(cut.begin(), cut.end());
+    s.at_x.clear();
     say("  " + s.id + ": " + std::to_string(s.cut.size()) + " sweep points decide its " +
         std::to_string(s.points.size()) + " points");
     s.done = false;
@@ -586,18 +620,30 @@ void Fitter::choose_cuts(const std::vector<sim::PointResult>& results) {
 }
 
 // The residuals and finite-difference Jacobian of every system on its new cut, in one batch.
-std::expected<void, std::string> Fitter::start_round(int round) {
+// After the first round the cut's points at x are those of the full sweeps `full` just simulated
+// there (the first round's come from screening sweeps, at another length, and are simulated).
+std::expected<void, std::string> Fitter::start_round(int round,
+                                                     const std::vector<sim::PointResult>& full) {
   auto& states = systems_.states;
+  const bool base = round == 0;
   std::vector<Candidate> cands;
   std::vector<std::vector<double>> steps(states.size());
-  for (std::size_t si = 0; si < states.size(); ++si)
-    if (!states[si].settled) steps[si] = add_fd(si, states[si].x, cands, true);
+  for (std::size_t si = 0; si < states.size(); ++si) {
+    State& s = states[si];
+    if (s.settled) continue;
+    if (!base) {
+      s.at_x.clear();
+      for (std::size_t i : s.cut) s.at_x.push_back(full[i]);
+      s.f = residuals(s, s.x, s.at_x);
+    }
+    steps[si] = add_fd(si, s.x, cands, base);
+  }
   auto first = evaluate(cands);
   if (!first) return std::unexpected(first.error());
   for (std::size_t si = 0, at = 0; si < states.size(); ++si) {
     if (states[si].settled) continue;
-    take_fd(states[si], *first, at, steps[si], true);
-    at += 1 + steps[si].size();
+    take_fd(states[si], *first, at, steps[si], base);
+    at += (base ? 1 : 0) + steps[si].size();
     // The objective at the prior, on the cut chosen at the prior.
     if (round == 0) states[si].cost_prior = states[si].cost;
   }
@@ -659,16 +705,16 @@ void Fitter::propose(std::size_t si, std::vector<Request>& reqs, std::vector<Can
 }
 
 // Takes the evaluations `f` of one request: a fresh Jacobian, or a step accepted or rejected.
-void Fitter::apply(const Request& r, const std::vector<std::vector<double>>& f) {
+void Fitter::apply(const Request& r, Evaluated& e) {
   State& s = systems_.states[r.state];
   s.iterations += 1;
   if (!r.steps.empty()) {
-    take_fd(s, f, r.first, r.steps, false);
+    take_fd(s, e, r.first, r.steps, false);
     return;
   }
-  const auto& fc = f[r.first];
+  const auto& fc = e.f[r.first];
   broyden_update(s, r.x, fc);
-  accept_or_reject(s, r.x, fc);
+  if (accept_or_reject(s, r.x, fc)) s.at_x = std::move(e.results[r.first]);
 }
 
 // Whether every system's objective over the full sweeps is close to its objective over the cut;
