@@ -178,7 +178,8 @@ std::expected<ReplayOutcome, std::string> replay_failure(const Catalog& cat,
   const sim::PointSpec& p = *o.serving_point;
   if (p.prefill_replicas)
     return std::unexpected("the serving point is disaggregated (" + o.layout +
-                           "): the simulation does not run failures with disaggregated serving");
+                           "): the replay's slice takes replicas of one kind; a scenario's "
+                           "'failures:' simulate a disaggregated point's failures instead");
   auto idx = replay_event_index(o, which);
   if (!idx) return std::unexpected(idx.error());
   ReplayOutcome r;

@@ -48,7 +48,7 @@ class FrontEnd {
     const int k = p_->router->pick(*r);
     if (k < 0) {
       parked_.push_back(r);
-      stranded_ = stranded_ || !any_comes_back();
+      stranded_ = stranded_ || !any_comes_back(0, p_->prefill > 0 ? p_->prefill : p_->total);
       return;
     }
     r->replica = k;
@@ -68,11 +68,10 @@ class FrontEnd {
   }
   void issue(int client, double at) { issue_index(static_cast<std::size_t>(next_++), client, at); }
 
-  // Whether a replica of the entry pool, every one down now, has an outage that ends.
-  bool any_comes_back() const {
+  // Whether a replica of the pool [from, to), every one down now, has an outage that ends.
+  bool any_comes_back(int from, int to) const {
     const double now = sg4::Engine::get_clock();
-    const int pool = p_->prefill > 0 ? p_->prefill : p_->total;
-    for (int k = 0; k < pool; ++k) {
+    for (int k = from; k < to; ++k) {
       bool down_for_good = false;
       for (const Point::Outage& o : p_->outages[static_cast<std::size_t>(k)])
         down_for_good = down_for_good || (o.from <= now && std::isinf(o.to));
@@ -98,6 +97,9 @@ class FrontEnd {
         r->ready = sg4::Engine::get_clock();
         route(r);
       }
+      std::deque<Request*> prefilled;
+      prefilled.swap(parked_prefilled_);
+      for (Request* r : prefilled) send_to_decode(r);
     }
     while (!p_->done.empty()) {
       Request* r = p_->done.front();
@@ -120,10 +122,23 @@ class FrontEnd {
     route(r);
   }
 
-  // Prefilled and first token out: its KV goes to the least busy decode replica.
+  // Prefilled and first token out: its KV goes to the least busy decode replica in service. With
+  // every decode replica down it waits (its KV held where it was prefilled) for one to come back;
+  // when none will, the run is stranded.
   void send_to_decode(Request* r) {
+    const int to = least_outstanding(p_->up, p_->in_flight, p_->prefill, p_->total);
+    if (to < 0) {
+      parked_prefilled_.push_back(r);
+      stranded_ = stranded_ || !any_comes_back(p_->prefill, p_->total);
+      return;
+    }
     const int from = r->replica;
-    r->replica = least_outstanding(p_->up, p_->in_flight, p_->prefill, p_->total);
+    if (!p_->up[static_cast<std::size_t>(from)]) {  // waited, and its KV went down with `from`
+      lose_progress(*r);
+      restart(r);
+      return;
+    }
+    r->replica = to;
     p_->in_flight[static_cast<std::size_t>(r->replica)] += 1;
     p_->transfers.push_back({r, p_->replica_hosts[static_cast<std::size_t>(from)],
                              p_->replica_hosts[static_cast<std::size_t>(r->replica)],
@@ -219,6 +234,8 @@ class FrontEnd {
   int next_ = 0;                       // next request to issue (closed and open loop)
   int completed_ = 0;
   std::deque<Request*> parked_;  // requests waiting for a replica to come back into service
+  // Disaggregated serving: prefilled requests waiting for a decode replica to come back.
+  std::deque<Request*> parked_prefilled_;
   bool stranded_ = false;  // parked requests, and no replica of the entry pool ever comes back
   // Request graphs: released requests by arrival time (then index), not yet issued.
   std::set<std::pair<double, std::size_t>> scheduled_;

@@ -202,8 +202,6 @@ std::expected<std::unique_ptr<Point>, std::string> prepare_point(const Catalog& 
   p->kv_capacity = plan.kv_tokens;
   make_requests(*p);
   if (auto placed = place(*p, deployments, result); !placed) return std::unexpected(placed.error());
-  if (!s.failures.empty() && s.prefill_replicas)
-    return std::unexpected("failures with disaggregated serving are not simulated yet");
   if (auto failures = plan_failures(catalog, *p, *spec); !failures)
     return std::unexpected("failure: " + failures.error());
   build_engines(*p, options, *spec, result);

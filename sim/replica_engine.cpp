@@ -48,15 +48,17 @@ std::vector<Request*> ReplicaEngine::fail() {
   memory_activity_.clear();
   link_activity_.clear();
   chunks_.clear();
-  for (Request* r : lost) {
-    r->generated = r->prefilled = r->target = r->kv_tokens = r->context = r->cached_blocks = 0;
-    r->reserved = 0;
-    r->kv_arrived = r->load_checked = false;
-    r->loaded_blocks = 0;
-    r->first_token = -1;  // the client sees a new stream when the request is restarted
-    r->failed = true;
-  }
+  for (Request* r : lost) lose_progress(*r);
   return lost;
+}
+
+void lose_progress(Request& r) {
+  r.generated = r.prefilled = r.target = r.kv_tokens = r.context = r.cached_blocks = 0;
+  r.reserved = 0;
+  r.kv_arrived = r.load_checked = false;
+  r.loaded_blocks = 0;
+  r.first_token = -1;  // the client sees a new stream when the request is restarted
+  r.failed = true;
 }
 
 void ReplicaEngine::make_room(double tokens) {

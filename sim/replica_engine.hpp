@@ -66,6 +66,11 @@ struct Request {
   int loaded_blocks = 0;
 };
 
+// A request whose replica failed under it (or whose KV was lost with the replica that held it):
+// its progress and cache holdings are gone and it is marked failed, to be restarted from its
+// prompt on another replica.
+void lose_progress(Request& r);
+
 struct EngineParams {
   int max_seqs = 1024;             // sequences decoding or prefilling at once
   int max_batched_tokens = 16384;  // tokens per iteration (decode + prefill chunk tokens); the

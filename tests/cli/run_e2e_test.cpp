@@ -357,6 +357,51 @@ TEST(Run_Failures, RequestsRestart_ServiceRecoversAfterRepairAndReload) {
   EXPECT_NE(missing["error"].get<std::string>().find("compute_tray"), std::string::npos);
 }
 
+// Failures with disaggregated serving: llama-3.3-70b on tp8 replicas of one GB300 NVL72 rack,
+// one prefill and three decode replicas (trays 0-1 the prefill replica, 2-3 the first decode
+// one). A dead decode tray restarts the requests it held from their prompts (their KV went with
+// it); a dead prefill tray holds the entry pool's only replica down, so arrivals wait for its
+// repair; with one decode replica down for good the prefilled requests have nowhere to go and
+// the point says why.
+TEST(Run_Failures, Disaggregated_DecodeAndPrefillReplicasFailAndRecover) {
+  auto point = [](const std::string& serving, const std::string& failures, int exit_code = 0) {
+    auto r = run_text("failures-pd",
+                      "name: f\nsystems: [gb300-nvl72]\nmodels: [llama-3.3-70b]\n"
+                      "workloads: [{isl: 8192, osl: 1024}]\nlayouts: {named: [tp8]}\n"
+                      "concurrency: [64]\nserving: [" +
+                          serving + "]\n" + failures,
+                      " --json");
+    EXPECT_EQ(r.exit_code, exit_code) << r.err;
+    return json::parse(r.out)["points"][0];
+  };
+  const json healthy = point("1p3d", "");
+  const json decode = point("1p3d", "failures: [{part: compute_tray, index: 2, at: 10 s, repair: 30 s}]\n");
+  const json prefill = point("1p3d", "failures: [{part: compute_tray, index: 0, at: 10 s, repair: 30 s}]\n");
+  const json parked = point("1p1d", "failures: [{part: compute_tray, index: 2, at: 10 s, repair: 30 s}]\n");
+  const json gone = point("1p1d", "failures: [{part: compute_tray, index: 2, at: 10 s}]\n", 1);
+  for (const json* p : {&healthy, &decode, &prefill, &parked}) {
+    ASSERT_EQ((*p)["error"], "") << (*p)["error"];
+    EXPECT_EQ((*p)["metrics"]["completed"], 640);
+  }
+  // Every token is served once, whatever failed (restarted requests count once, as finished).
+  for (const json* p : {&decode, &prefill})
+    EXPECT_EQ((*p)["metrics"]["output_tokens"], healthy["metrics"]["output_tokens"]);
+  EXPECT_EQ(healthy["metrics"]["retried_requests"], 0);
+  // The decode replica held about a third of the 64 clients' requests.
+  EXPECT_GT(decode["metrics"]["retried_requests"].get<int>(), 10);
+  EXPECT_LT(decode["metrics"]["retried_requests"].get<int>(), 32);
+  EXPECT_GT(decode["metrics"]["recovery_s"].get<double>(), 30.0);
+  EXPECT_LT(decode["metrics"]["recovery_s"].get<double>(), 31.0);
+  // Nothing is prefilled for 30 s: the run takes about that much longer.
+  EXPECT_GT(prefill["metrics"]["duration_s"].get<double>(),
+            healthy["metrics"]["duration_s"].get<double>() + 20.0);
+  // The only decode replica: the requests it held restart (most of the 64 clients'; the others
+  // were being prefilled), and those prefilled while it is down wait for it.
+  EXPECT_GE(parked["metrics"]["retried_requests"].get<int>(), 48);
+  EXPECT_LE(parked["metrics"]["retried_requests"].get<int>(), 64);
+  EXPECT_NE(gone["error"].get<std::string>().find("never served"), std::string::npos) << gone["error"];
+}
+
 // The failure metrics are in the run's table and in `runs compare` once a run rehearsed failures.
 TEST(Run_Failures, MetricsInTheTableAndInRunsCompare) {
   const std::string base =
