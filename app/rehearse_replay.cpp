@@ -53,14 +53,22 @@ std::vector<std::pair<double, double>> served(const sim::PointResult& r, int fro
   return out;
 }
 
+// Replicas of one serving group of the point: its prefill and decode replicas when it is
+// disaggregated (the rehearsal counts each as a replica of the layout's size), else one.
+int group_replicas(const sim::PointSpec& p) {
+  const int prefill = p.prefill_replicas.value_or(0);
+  return prefill > 0 ? prefill + p.replicas : 1;
+}
+
 // The slice: whole racks holding at least kMinSliceReplicas replicas and four times those the
-// failure took down, never more than the site.
-void choose_slice(const RehearsalOutcome& o, ReplayOutcome& r) {
+// failure took down, never more than the site; whole serving groups of the point.
+void choose_slice(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutcome& r) {
   const int per_rack = std::max(1, static_cast<int>(std::floor(o.replicas_per_rack)));
-  const int want = std::max(kMinSliceReplicas, 4 * r.failure.replicas_hit);
+  const int group = group_replicas(p);
+  const int want = std::max({kMinSliceReplicas, 4 * r.failure.replicas_hit, group});
   r.slice_racks = std::min(o.racks, (want + per_rack - 1) / per_rack);
   r.site_replicas = o.outcome.replicas_total;
-  r.slice_replicas = std::min(r.site_replicas, r.slice_racks * per_rack);
+  r.slice_replicas = std::min(r.site_replicas, r.slice_racks * per_rack) / group * group;
   r.slice_part = slice_name(r.failure.part);
 }
 
@@ -176,23 +184,24 @@ std::expected<ReplayOutcome, std::string> replay_failure(const Catalog& cat,
         "a replay needs the serving sweep's point: this rehearsal's per-replica figures are given "
         "in the file; name a serving scenario instead");
   const sim::PointSpec& p = *o.serving_point;
-  if (p.prefill_replicas)
-    return std::unexpected("the serving point is disaggregated (" + o.layout +
-                           "): the replay's slice takes replicas of one kind; a scenario's "
-                           "'failures:' simulate a disaggregated point's failures instead");
   auto idx = replay_event_index(o, which);
   if (!idx) return std::unexpected(idx.error());
   ReplayOutcome r;
   r.event = *idx;
   r.failure = o.outcome.events[*idx];
-  choose_slice(o, r);
+  choose_slice(o, p, r);
+  if (r.slice_replicas < 1)
+    return std::unexpected("the site holds fewer replicas than one serving group of " +
+                           o.layout + ": nothing to replay");
   choose_load(o, p, r);
   if (!(r.rate_req_s > 0))
     return std::unexpected("the site offers no load to replay (no replica serves at the target)");
   auto failure = slice_failure(p, r);
   if (!failure) return std::unexpected(failure.error());
   sim::PointSpec without = p;
-  without.replicas = r.slice_replicas;
+  const int groups = r.slice_replicas / group_replicas(p);
+  without.replicas = p.prefill_replicas ? p.replicas * groups : r.slice_replicas;
+  if (p.prefill_replicas) without.prefill_replicas = *p.prefill_replicas * groups;
   without.arrivals = sim::OpenLoop{r.rate_req_s};
   without.workload.requests = r.requests;
   without.workload.warmup_requests = static_cast<int>(std::ceil(r.rate_req_s * kWarmupSeconds));

@@ -188,4 +188,44 @@ TEST_F(Rehearse, Replay_ANumberPicksItsFailure_BadChoicesSayWhy) {
   EXPECT_NE(given.err.find("given in the file"), std::string::npos) << given.err;
 }
 
+// A site whose serving point is disaggregated (one prefill and one decode replica of tp4 on
+// GB300 NVL72) replays its worst failure too: the slice holds whole serving groups, both pools
+// scaled alike, and the failed replica is out of service through the window.
+TEST_F(Rehearse, Replay_ADisaggregatedPoint_ReplaysWholeServingGroups) {
+  write("sweep.yaml", R"(name: replay-sweep-pd
+seed: 5
+systems: [gb300-nvl72]
+models: [gpt-oss-120b]
+workloads:
+  - {id: 8k1k, kind: inferencex, isl: 8192, osl: 1024, range_ratio: 0.8, mtp: false}
+layouts: {named: [{tp: 4}]}
+serving: [1p1d]
+concurrency: [8, 32]
+)");
+  const auto file = write("site.yaml", R"(name: replay-site-pd
+system: gb300-nvl72
+domains: 4
+horizon: 10 days
+seed: 7
+serving:
+  scenario: sweep.yaml
+  workload: 8k1k
+  model: gpt-oss-120b
+  target: {tpot_p50: 100 ms, ttft_p99: 30 s}
+spare_capacity: {racks: 1, attainment_goal: 99%}
+)");
+  const auto r = run("rehearse " + file + " --json --quiet --replay worst --db " +
+                     (dir / "pd.db").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out)["replay"];
+  const int replicas = j["slice"]["replicas"].get<int>();
+  EXPECT_GE(replicas, 16);
+  EXPECT_EQ(replicas % 2, 0) << "whole 1p1d groups";
+  EXPECT_GE(j["slice"]["replicas_down"].get<int>(), 1);
+  EXPECT_EQ(j["with"]["error"], "");
+  EXPECT_GT(j["with"]["replica_down_s"].get<double>(), 0.0);
+  EXPECT_EQ(j["without"]["replica_down_s"].get<double>(), 0.0);
+  EXPECT_EQ(j["without"]["requests"], j["with"]["requests"]);
+}
+
 }  // namespace
