@@ -200,8 +200,9 @@ std::expected<ReplayOutcome, std::string> replay_failure(const Catalog& cat,
   if (!failure) return std::unexpected(failure.error());
   sim::PointSpec without = p;
   const int groups = r.slice_replicas / group_replicas(p);
-  without.replicas = p.prefill_replicas ? p.replicas * groups : r.slice_replicas;
-  if (p.prefill_replicas) without.prefill_replicas = *p.prefill_replicas * groups;
+  const int prefill = p.prefill_replicas.value_or(0);
+  without.replicas = prefill > 0 ? p.replicas * groups : r.slice_replicas;
+  if (prefill > 0) without.prefill_replicas = prefill * groups;
   without.arrivals = sim::OpenLoop{r.rate_req_s};
   without.workload.requests = r.requests;
   without.workload.warmup_requests = static_cast<int>(std::ceil(r.rate_req_s * kWarmupSeconds));

@@ -68,6 +68,15 @@ class FrontEnd {
   }
   void issue(int client, double at) { issue_index(static_cast<std::size_t>(next_++), client, at); }
 
+  // Whether replica k went out of service at or after time t (the KV it held then is gone, even
+  // when it serves again now).
+  bool went_down_since(int k, double t) const {
+    const double now = sg4::Engine::get_clock();
+    for (const Point::Outage& o : p_->outages[static_cast<std::size_t>(k)])
+      if (o.from >= t && o.from <= now) return true;
+    return false;
+  }
+
   // Whether a replica of the pool [from, to), every one down now, has an outage that ends.
   bool any_comes_back(int from, int to) const {
     const double now = sg4::Engine::get_clock();
@@ -133,7 +142,7 @@ class FrontEnd {
       return;
     }
     const int from = r->replica;
-    if (!p_->up[static_cast<std::size_t>(from)]) {  // waited, and its KV went down with `from`
+    if (went_down_since(from, r->first_token)) {  // it waited, and its KV went down with `from`
       lose_progress(*r);
       restart(r);
       return;

@@ -192,28 +192,15 @@ TEST_F(Rehearse, Replay_ANumberPicksItsFailure_BadChoicesSayWhy) {
 // GB300 NVL72) replays its worst failure too: the slice holds whole serving groups, both pools
 // scaled alike, and the failed replica is out of service through the window.
 TEST_F(Rehearse, Replay_ADisaggregatedPoint_ReplaysWholeServingGroups) {
-  write("sweep.yaml", R"(name: replay-sweep-pd
-seed: 5
-systems: [gb300-nvl72]
-models: [gpt-oss-120b]
-workloads:
-  - {id: 8k1k, kind: inferencex, isl: 8192, osl: 1024, range_ratio: 0.8, mtp: false}
-layouts: {named: [{tp: 4}]}
-serving: [1p1d]
-concurrency: [8, 32]
-)");
-  const auto file = write("site.yaml", R"(name: replay-site-pd
-system: gb300-nvl72
-domains: 4
-horizon: 10 days
-seed: 7
-serving:
-  scenario: sweep.yaml
-  workload: 8k1k
-  model: gpt-oss-120b
-  target: {tpot_p50: 100 ms, ttft_p99: 30 s}
-spare_capacity: {racks: 1, attainment_goal: 99%}
-)");
+  // The replay's sweep and site, on GB300 NVL72 tp4 replicas in 1p1d groups.
+  auto edit = [](std::string text, const std::string& from, const std::string& to) {
+    return text.replace(text.find(from), from.size(), to);
+  };
+  std::string sweep = edit(kSweep, "jalapeno-a0", "gb300-nvl72");
+  sweep = edit(sweep, "{tp: 8}]}", "{tp: 4}]}\nserving: [1p1d]");
+  write("sweep.yaml", sweep);
+  std::string site = edit(kReplaySite, "jalapeno-a0", "gb300-nvl72");
+  const auto file = write("site.yaml", edit(site, "domains: 2", "domains: 4"));
   const auto r = run("rehearse " + file + " --json --quiet --replay worst --db " +
                      (dir / "pd.db").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -378,6 +378,11 @@ TEST(Run_Failures, Disaggregated_DecodeAndPrefillReplicasFailAndRecover) {
   const json decode = point("1p3d", "failures: [{part: compute_tray, index: 2, at: 10 s, repair: 30 s}]\n");
   const json prefill = point("1p3d", "failures: [{part: compute_tray, index: 0, at: 10 s, repair: 30 s}]\n");
   const json parked = point("1p1d", "failures: [{part: compute_tray, index: 2, at: 10 s, repair: 30 s}]\n");
+  // The prefill replica fails for 5 s while the prompts it prefilled wait for the decode
+  // replica: their KV is gone although it serves again before the decode replica does.
+  const json lost = point("1p1d",
+                          "failures: [{part: compute_tray, index: 2, at: 10 s, repair: 30 s}, "
+                          "{part: compute_tray, index: 0, at: 20 s, repair: 5 s}]\n");
   const json gone = point("1p1d", "failures: [{part: compute_tray, index: 2, at: 10 s}]\n", 1);
   for (const json* p : {&healthy, &decode, &prefill, &parked}) {
     ASSERT_EQ((*p)["error"], "") << (*p)["error"];
@@ -399,6 +404,10 @@ TEST(Run_Failures, Disaggregated_DecodeAndPrefillReplicasFailAndRecover) {
   // were being prefilled), and those prefilled while it is down wait for it.
   EXPECT_GE(parked["metrics"]["retried_requests"].get<int>(), 48);
   EXPECT_LE(parked["metrics"]["retried_requests"].get<int>(), 64);
+  ASSERT_EQ(lost["error"], "");
+  EXPECT_EQ(lost["metrics"]["completed"], 640);
+  EXPECT_GT(lost["metrics"]["retried_requests"].get<int>(),
+            parked["metrics"]["retried_requests"].get<int>() + 32);
   EXPECT_NE(gone["error"].get<std::string>().find("never served"), std::string::npos) << gone["error"];
 }
 
