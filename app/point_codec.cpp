@@ -104,6 +104,10 @@ nlohmann::json spec_to_json(const sim::PointSpec& s) {
   j["router"] = static_cast<int>(s.router);
   j["replicas"] = s.replicas;
   j["prefill_replicas"] = s.prefill_replicas;
+  if (s.prefill_pool)
+    j["prefill_pool"] = {{"layout", s.prefill_pool->layout},
+                         {"memory", s.prefill_pool->memory},
+                         {"engine", s.prefill_pool->engine}};
   j["host_offload"] = s.host_offload;
   j["failures"] = s.failures;
   j["seed"] = s.seed;
@@ -178,6 +182,13 @@ std::expected<sim::PointSpec, std::string> spec_from_json(const nlohmann::json& 
     s.router = static_cast<RouterPolicy>(j.at("router").get<int>());
     j.at("replicas").get_to(s.replicas);
     j.at("prefill_replicas").get_to(s.prefill_replicas);
+    if (j.contains("prefill_pool")) {
+      const auto& pool = j.at("prefill_pool");
+      s.prefill_pool.emplace();
+      pool.at("layout").get_to(s.prefill_pool->layout);
+      pool.at("memory").get_to(s.prefill_pool->memory);
+      pool.at("engine").get_to(s.prefill_pool->engine);
+    }
     j.at("host_offload").get_to(s.host_offload);
     j.at("failures").get_to(s.failures);
     j.at("seed").get_to(s.seed);

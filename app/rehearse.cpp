@@ -86,6 +86,13 @@ std::expected<void, Failure> serving_figures(const Catalog& cat, const RehearseR
   if (!best)
     return std::unexpected(input_failure(sv.where, "serving", best.error(),
                                          "relax the target, or widen the scenario's sweep"));
+  if (const auto& chosen = run->results[best->index].spec; chosen.prefill_pool)
+    return std::unexpected(input_failure(
+        sv.where, "serving",
+        "the best point at the target serves its prefill pool on a layout of its own (" +
+            chosen.layout.label() + " " + sim::serving_mode(chosen).label() +
+            "), and the rehearsal counts the site in replicas of one size",
+        "list serving modes without a prefill layout ('/<layout>') in " + sv.scenario));
   o.db_path = run->db_path;
   o.run_id = run->run_id;
   o.layout = best->layout;

@@ -35,6 +35,15 @@ double default_mtp_acceptance(int draft_tokens) {
 std::expected<ServingMode, std::string> parse_serving_mode(std::string_view label) {
   if (label == "aggregated") return ServingMode{};
   ServingMode m;
+  const std::string full(label);
+  if (const auto slash = label.find('/'); slash != std::string_view::npos) {
+    auto l = parse_layout(label.substr(slash + 1));
+    if (!l)
+      return std::unexpected("the prefill layout after '/' in '" + std::string(label) +
+                             "': " + l.error());
+    m.prefill_layout = *l;
+    label = label.substr(0, slash);
+  }
   const char* p = label.data();
   const char* end = p + label.size();
   auto number = [&](int& out, char tag) {
@@ -46,9 +55,10 @@ std::expected<ServingMode, std::string> parse_serving_mode(std::string_view labe
   if (!number(m.prefill, 'p') || !number(m.decode, 'd') || p != end || m.prefill > 4096 ||
       m.decode > 4096)
     return std::unexpected(
-        "expected 'aggregated' or '<P>p<D>d' (P prefill and D decode "
-        "replicas, 1 to 4096 each, e.g. 1p3d), found '" +
-        std::string(label) + "'");
+        "expected 'aggregated', '<P>p<D>d' (P prefill and D decode "
+        "replicas, 1 to 4096 each, e.g. 1p3d) or '<P>p<D>d/<prefill layout>' (e.g. 3p1d/tp2), "
+        "found '" +
+        full + "'");
   return m;
 }
 

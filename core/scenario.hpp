@@ -147,15 +147,20 @@ struct LayoutSelection {
 struct ServingMode {
   int prefill = 0;  // replicas of the prefill pool; 0 = aggregated
   int decode = 0;   // replicas of the decode pool (disaggregated)
+  // The prefill replicas' own layout (disaggregated); none: both pools run the point's layout.
+  std::optional<Layout> prefill_layout;
   bool disaggregated() const { return prefill > 0; }
-  // "aggregated", or "1p3d" for one prefill and three decode replicas.
+  // "aggregated", "1p3d" for one prefill and three decode replicas, or "3p1d/tp2" when the
+  // prefill replicas run tp2 whatever the decode replicas run.
   std::string label() const {
-    return disaggregated() ? std::to_string(prefill) + "p" + std::to_string(decode) + "d"
-                           : "aggregated";
+    if (!disaggregated()) return "aggregated";
+    std::string s = std::to_string(prefill) + "p" + std::to_string(decode) + "d";
+    if (prefill_layout) s += "/" + prefill_layout->label();
+    return s;
   }
 };
 
-// Parses "aggregated" or "<P>p<D>d" (P, D >= 1).
+// Parses "aggregated", "<P>p<D>d" (P, D >= 1) or "<P>p<D>d/<layout>" (a layout label).
 std::expected<ServingMode, std::string> parse_serving_mode(std::string_view label);
 
 // A part that fails during each point's run: the `index`-th part of kind `part` (in the

@@ -153,7 +153,7 @@ void failure_metrics(const Point& p, PointResult& r) {
 }
 
 // The one-second series: tokens and activity from the replica engines (activity as the mean over
-// the replicas), completions from the requests; and the activity over the measured window, to the
+// the replicas of both pools, weighted by their XPUs), completions from the requests; and the activity over the measured window, to the
 // second (the seconds it spans), averaged over the replicas: the same stretch of time the
 // throughput is measured over. XPU power is linear in activity, so the power at the mean activity
 // is the mean power.
@@ -168,16 +168,22 @@ void timeseries(const Point& p, const Window& w, PointResult& r) {
   std::size_t seconds = second_of(p.end) + 1;
   for (const auto& e : p.engines) seconds = std::max(seconds, e->stats().seconds.size());
   r.timeseries.assign(seconds, {});
-  std::vector<SecondBin> active(seconds);  // activity-weighted time, summed over replicas
-  for (const auto& e : p.engines) {
-    const auto& bins = e->stats().seconds;
+  // Activity-weighted time, summed over the replicas of both pools, each weighted by its XPUs
+  // over the XPUs of a replica of the point's layout (1 when every replica has that layout).
+  std::vector<SecondBin> active(seconds);
+  double replicas = 0;  // the weights' sum: replicas of the point's layout serving as many XPUs
+  for (std::size_t k = 0; k < p.engines.size(); ++k) {
+    const double weight = static_cast<double>(p.deployment->sites[k].xpus.size()) /
+                          static_cast<double>(p.spec.layout.xpus());
+    replicas += weight;
+    const auto& bins = p.engines[k]->stats().seconds;
     for (std::size_t t = 0; t < bins.size(); ++t) {
       r.timeseries[t].output_tokens += bins[t].output_tokens;
       r.timeseries[t].prefill_tokens += bins[t].prefill_tokens;
-      active[t].compute_s += bins[t].compute_s;
-      active[t].memory_s += bins[t].memory_s;
-      active[t].link_s += bins[t].link_s;
-      active[t].busy_s += bins[t].busy_s;
+      active[t].compute_s += weight * bins[t].compute_s;
+      active[t].memory_s += weight * bins[t].memory_s;
+      active[t].link_s += weight * bins[t].link_s;
+      active[t].busy_s += weight * bins[t].busy_s;
     }
   }
   for (const Request& q : p.requests)
@@ -191,17 +197,16 @@ void timeseries(const Point& p, const Window& w, PointResult& r) {
     window.link_s += active[t].link_s;
     window.busy_s += active[t].busy_s;
   }
-  const double span = static_cast<double>(to - from + 1) * static_cast<double>(p.spec.replicas);
+  const double span = static_cast<double>(to - from + 1) * replicas;
   r.compute_activity = std::min(1.0, window.compute_s / span);
   r.memory_activity = std::min(1.0, window.memory_s / span);
   r.link_activity = std::min(1.0, window.link_s / span);
   r.busy_activity = std::min(1.0, window.busy_s / span);
-  const double reps = static_cast<double>(p.spec.replicas);
   for (std::size_t t = 0; t < seconds; ++t) {
-    r.timeseries[t].compute_activity = active[t].compute_s / reps;
-    r.timeseries[t].memory_activity = active[t].memory_s / reps;
-    r.timeseries[t].link_activity = active[t].link_s / reps;
-    r.timeseries[t].busy_activity = active[t].busy_s / reps;
+    r.timeseries[t].compute_activity = active[t].compute_s / replicas;
+    r.timeseries[t].memory_activity = active[t].memory_s / replicas;
+    r.timeseries[t].link_activity = active[t].link_s / replicas;
+    r.timeseries[t].busy_activity = active[t].busy_s / replicas;
   }
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 
 #include "core/error.hpp"
 
@@ -23,27 +24,57 @@ int find_root(std::vector<int>& parent, int x) {
   return x;
 }
 
+// The XPUs of each replica of the groups, in order: every group's replicas in placement order on
+// the XPUs the groups before it left free.
+std::expected<std::vector<std::vector<PartId>>, std::string> place_groups(
+    const topology::Topology& t, const std::vector<ReplicaGroup>& groups) {
+  std::vector<std::vector<PartId>> out;
+  std::set<PartId> used;
+  for (const ReplicaGroup& grp : groups) {
+    topology::Placement placed;
+    try {
+      placed = topology::place(t, grp.xpus);
+    } catch (const InputError& e) {
+      return std::unexpected(std::string(e.what()));
+    }
+    int taken = 0;
+    for (const auto& r : placed.replicas) {
+      if (taken == grp.replicas) break;
+      if (std::any_of(r.xpus.begin(), r.xpus.end(), [&](PartId x) { return used.contains(x); }))
+        continue;
+      used.insert(r.xpus.begin(), r.xpus.end());
+      out.push_back(r.xpus);
+      taken += 1;
+    }
+    if (taken < grp.replicas)
+      return std::unexpected(std::to_string(t.domains()) + " scale-up domain(s) of " +
+                             t.system().id + " hold " + std::to_string(taken) + " replicas of " +
+                             std::to_string(grp.xpus) + " XPUs" +
+                             (groups.size() > 1 ? " beside the replicas placed before them" : "") +
+                             ", not " + std::to_string(grp.replicas));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::expected<Deployment, std::string> deploy(std::shared_ptr<const topology::Topology> shared,
                                               int replica_xpus, int replicas) {
+  return deploy(std::move(shared), std::vector<ReplicaGroup>{{replica_xpus, replicas}});
+}
+
+std::expected<Deployment, std::string> deploy(std::shared_ptr<const topology::Topology> shared,
+                                              const std::vector<ReplicaGroup>& groups) {
   const topology::Topology& t = *shared;
   const System& s = t.system();
-  topology::Placement placed;
-  try {
-    placed = topology::place(t, replica_xpus);
-  } catch (const InputError& e) {
-    return std::unexpected(std::string(e.what()));
-  }
-  if (static_cast<int>(placed.replicas.size()) < replicas)
-    return std::unexpected(std::to_string(t.domains()) + " scale-up domain(s) of " + s.id +
-                           " hold " + std::to_string(placed.replicas.size()) + " replicas of " +
-                           std::to_string(replica_xpus) + " XPUs, not " + std::to_string(replicas));
+  auto placed = place_groups(t, groups);
+  if (!placed) return std::unexpected(placed.error());
+  const int replicas = static_cast<int>(placed->size());
   const auto& g = t.graph();
   Deployment d;
   d.topology = shared;
   d.domains = t.domains();
-  d.replica_xpus = replica_xpus;
+  d.replica_xpus = groups.back().xpus;
   if (!s.scale_up.empty()) {
     d.rack_latency_s = s.scale_up.front().latency.value();
     d.domain_latency_s = s.scale_up.back().latency.value();
@@ -56,7 +87,7 @@ std::expected<Deployment, std::string> deploy(std::shared_ptr<const topology::To
   std::vector<std::vector<int>> host_replicas;
   for (int k = 0; k < replicas; ++k) {
     Site site;
-    const auto& xs = placed.replicas[static_cast<std::size_t>(k)].xpus;
+    const auto& xs = (*placed)[static_cast<std::size_t>(k)];
     site.domain = g[xs.front()].domain;
     site.rack = g[xs.front()].rack;
     for (PartId x : xs) {
@@ -121,6 +152,38 @@ std::expected<Deployment, std::string> deploy(const System& system, int replica_
                                               int replicas) {
   TopologyCache own;
   return deploy(system, replica_xpus, replicas, own);
+}
+
+std::expected<Deployment, std::string> deploy(const System& system,
+                                              const std::vector<ReplicaGroup>& groups,
+                                              TopologyCache& cache) {
+  if (groups.size() == 1) return deploy(system, groups[0].xpus, groups[0].replicas, cache);
+  long long xpus = 0;
+  for (const ReplicaGroup& grp : groups) {
+    if (grp.xpus < 1 || grp.replicas < 1)
+      return std::unexpected("a deployment needs at least one replica of at least one XPU");
+    if (grp.xpus > system.domain_xpus)
+      return std::unexpected("pools of different replica sizes are placed within scale-up domains; "
+                             "a replica of " + std::to_string(grp.xpus) + " XPUs does not fit a " +
+                             std::to_string(system.domain_xpus) + "-XPU domain of " + system.id);
+    xpus += static_cast<long long>(grp.xpus) * grp.replicas;
+  }
+  // The fewest domains that hold every group, from the XPUs they need upwards.
+  std::string why;
+  for (auto domains = static_cast<int>((xpus + system.domain_xpus - 1) / system.domain_xpus);
+       static_cast<long long>(domains) * system.domain_xpus <= topology::kMaxDeploymentXpus;
+       ++domains) {
+    try {
+      auto d = deploy(cache.get(system, domains), groups);
+      if (d) return d;
+      why = d.error();
+    } catch (const InputError& e) {
+      return std::unexpected(std::string(e.what()));
+    }
+  }
+  return std::unexpected("the pools need more than the " +
+                         std::to_string(topology::kMaxDeploymentXpus) +
+                         "-XPU limit of one deployment" + (why.empty() ? "" : " (" + why + ")"));
 }
 
 std::expected<Deployment, std::string> deploy(const System& system, int replica_xpus, int replicas,

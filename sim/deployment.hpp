@@ -73,6 +73,21 @@ std::expected<Deployment, std::string> deploy(const System& system, int replica_
 std::expected<Deployment, std::string> deploy(std::shared_ptr<const topology::Topology> t,
                                               int replica_xpus, int replicas);
 
+// Replicas of one size, placed together (a pool of disaggregated serving).
+struct ReplicaGroup {
+  int xpus = 1;      // per replica
+  int replicas = 1;  // of this size
+};
+// Pools of different replica sizes: each group's replicas, in order, on the XPUs the groups before
+// it left free (sites in group order), on as few scale-up domains as hold them all. A replica
+// larger than a domain is not placed beside replicas of another size. One group is the
+// deployment above.
+std::expected<Deployment, std::string> deploy(const System& system,
+                                              const std::vector<ReplicaGroup>& groups,
+                                              TopologyCache& cache);
+std::expected<Deployment, std::string> deploy(std::shared_ptr<const topology::Topology> t,
+                                              const std::vector<ReplicaGroup>& groups);
+
 // What a failed part does to each replica, from topology::assess: a replica with a lost or
 // cut-off XPU is down; otherwise it keeps the smallest scale-up fraction of its XPUs.
 struct ReplicaImpact {

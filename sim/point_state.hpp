@@ -63,6 +63,11 @@ struct Point {
   std::vector<double> ready;  // latest predecessor finish (+ delay) seen so far
   std::unique_ptr<perf::StepModel> model;
   double kv_capacity = 0;  // tokens per replica (the memory planner's kv_tokens)
+  // Disaggregated serving with a prefill layout of its own (PointSpec::prefill_pool): the prefill
+  // replicas' step model, KV capacity and weights; null, 0, 0 otherwise.
+  std::unique_ptr<perf::StepModel> prefill_model;
+  double prefill_kv_capacity = 0;
+  double prefill_weight_bytes = 0;
   std::vector<std::unique_ptr<ReplicaEngine>> engines;
   std::unique_ptr<Router> router;  // the spec's policy over the entry pool
   std::vector<std::deque<Request*>> inbox;
@@ -116,15 +121,27 @@ struct Point {
   bool stop = false;
   double end = 0;  // last finish (logical time)
   std::string error;
+
+  bool own_prefill_layout(std::size_t k) const {
+    return prefill_model != nullptr && k < static_cast<std::size_t>(prefill);
+  }
+  // Replica k's step model (outside any slowdown) and its weights in bytes.
+  const perf::StepModel& model_of(std::size_t k) const {
+    return own_prefill_layout(k) ? *prefill_model : *model;
+  }
+  double weights_of(std::size_t k) const {
+    return own_prefill_layout(k) ? prefill_weight_bytes : weight_bytes;
+  }
 };
 
 // One Point per spec, in order; null where the point does not run (its result says why).
 using Points = std::vector<std::unique_ptr<Point>>;
 
-// Placed replicas by (system id, XPUs per replica, replicas): a run places each shape once, on
-// topologies it builds once per system and domain count.
+// Placed replicas by (system id, XPUs per replica, replicas, XPUs per prefill replica of a
+// layout of its own, such prefill replicas): a run places each shape once, on topologies it builds
+// once per system and domain count.
 struct Deployments {
-  std::map<std::tuple<std::string, int, int>, std::shared_ptr<const Deployment>> placed;
+  std::map<std::tuple<std::string, int, int, int, int>, std::shared_ptr<const Deployment>> placed;
   TopologyCache topologies;
 };
 

@@ -73,9 +73,15 @@ void make_requests(Point& p) {
 std::expected<void, std::string> place(Point& p, Deployments& deployments, PointResult& result) {
   const PointSpec& s = p.spec;
   const int total = s.replicas + s.prefill_replicas.value_or(0);
-  auto& placed = deployments.placed[{s.system->id, s.layout.xpus(), total}];
+  // A prefill pool of its own layout is placed first, then the decode pool.
+  std::vector<ReplicaGroup> groups{{s.layout.xpus(), total}};
+  if (s.prefill_pool)
+    groups = {{s.prefill_pool->layout.xpus(), *s.prefill_replicas}, {s.layout.xpus(), s.replicas}};
+  const int own = s.prefill_pool ? s.prefill_pool->layout.xpus() : 0;
+  auto& placed = deployments.placed[{s.system->id, s.layout.xpus(), total, own,
+                                     s.prefill_pool ? *s.prefill_replicas : 0}];
   if (!placed) {
-    auto d = deploy(*s.system, s.layout.xpus(), total, deployments.topologies);
+    auto d = deploy(*s.system, groups, deployments.topologies);
     if (!d) return std::unexpected(d.error());
     placed = std::make_shared<const Deployment>(std::move(*d));
   }
@@ -92,6 +98,9 @@ std::expected<void, std::string> place(Point& p, Deployments& deployments, Point
   p.kv_bytes_per_token = p.model->kv_bytes_per_token_per_xpu().value() * shards * s.layout.pp;
   result.domains = placed->domains;
   p.weight_bytes = p.model->weights_per_xpu().value() * s.layout.xpus();
+  if (p.prefill_model)
+    p.prefill_weight_bytes =
+        p.prefill_model->weights_per_xpu().value() * s.prefill_pool->layout.xpus();
   p.outages.assign(static_cast<std::size_t>(total), {});
   p.up.assign(static_cast<std::size_t>(total), 1);
   p.slowdowns.assign(static_cast<std::size_t>(total), {});
@@ -120,7 +129,8 @@ void merge_outages(Point& p) {
 std::expected<void, std::string> plan_failures(const Catalog& catalog, Point& p,
                                                const perf::Speculation& spec) {
   const PointSpec& s = p.spec;
-  std::map<double, const perf::StepModel*> slowed;  // step models by scale-up fraction
+  // Step models by scale-up fraction and pool (a prefill layout of its own, or the point's).
+  std::map<std::pair<double, bool>, const perf::StepModel*> slowed;
   for (const FailureSpec& f : s.failures) {
     topology::PartKind kind = topology::PartKind::xpu;
     for (topology::PartKind q : topology::kAllPartKinds)
@@ -133,14 +143,16 @@ std::expected<void, std::string> plan_failures(const Catalog& catalog, Point& p,
       if (ri.down) {
         p.outages[static_cast<std::size_t>(k)].push_back({f.at_s, to});
       } else if (ri.scale_up_fraction < 1.0) {
-        auto& m = slowed[ri.scale_up_fraction];
+        const bool own = p.own_prefill_layout(static_cast<std::size_t>(k));
+        auto& m = slowed[{ri.scale_up_fraction, own}];
         if (m == nullptr) {
           System slow = *s.system;
           for (auto& tier : slow.scale_up)
             tier.bandwidth_per_xpu =
                 BytesPerSecond(tier.bandwidth_per_xpu.value() * ri.scale_up_fraction);
-          auto sm_slow = perf::StepModel::create(*s.model, slow, catalog, s.layout, s.precision,
-                                                 s.efficiency, spec, s.memory);
+          auto sm_slow = perf::StepModel::create(
+              *s.model, slow, catalog, own ? s.prefill_pool->layout : s.layout, s.precision,
+              s.efficiency, spec, own ? s.prefill_pool->memory : s.memory);
           if (!sm_slow) return std::unexpected(sm_slow.error());
           p.slow_models.push_back(std::make_unique<perf::StepModel>(*sm_slow));
           m = p.slow_models.back().get();
@@ -163,9 +175,18 @@ void build_engines(Point& p, const SimOptions& options, const perf::Speculation&
   ep.max_batched_tokens = s.memory.max_batched_tokens;  // the planner sized the workspace for it
   ep.tokens_per_step = spec.acceptance;
   for (int k = 0; k < p.total; ++k) {
+    const bool own = p.own_prefill_layout(static_cast<std::size_t>(k));
     EngineParams role = ep;
+    if (own) {
+      role = s.prefill_pool->engine;
+      role.fuse = options.fuse;
+      role.max_batched_tokens = s.prefill_pool->memory.max_batched_tokens;
+      role.tokens_per_step = spec.acceptance;
+    }
     role.prefill_only = k < s.prefill_replicas.value_or(0);
-    p.engines.push_back(std::make_unique<ReplicaEngine>(*p.model, p.kv_capacity, role));
+    p.engines.push_back(std::make_unique<ReplicaEngine>(
+        p.model_of(static_cast<std::size_t>(k)), own ? p.prefill_kv_capacity : p.kv_capacity,
+        role));
   }
   p.block_bytes = p.kv_bytes_per_token * ep.block_tokens;
   if (s.host_offload > 0 && ep.prefix_cache) {
@@ -179,6 +200,30 @@ void build_engines(Point& p, const SimOptions& options, const perf::Speculation&
     }
     result.host_tier_blocks = capacity;
   }
+}
+
+// A prefill pool of its own layout (disaggregated serving): its memory plan and step model.
+std::expected<void, std::string> prefill_pool(const Catalog& catalog, const PointSpec& s,
+                                              const perf::Speculation& spec, Point& p) {
+  if (!s.prefill_pool) return {};
+  if (!s.prefill_replicas)
+    return std::unexpected("a prefill layout is given but the point is not disaggregated");
+  const PrefillPool& pool = *s.prefill_pool;
+  const std::string which = "prefill layout " + pool.layout.label() + ": ";
+  if (s.host_offload > 0)
+    return std::unexpected(which +
+                           "KV offload to host DRAM with pools of different layouts is not "
+                           "simulated; use one layout for both pools, or host_offload: 0");
+  const perf::MemoryPlan plan =
+      perf::plan_memory(*s.model, *s.system, catalog, pool.layout, s.precision, pool.memory,
+                        min_context_tokens(s), spec.draft_tokens);
+  if (!plan.fits) return std::unexpected(which + plan.reason);
+  auto sm = perf::StepModel::create(*s.model, *s.system, catalog, pool.layout, s.precision,
+                                    s.efficiency, spec, pool.memory);
+  if (!sm) return std::unexpected(which + sm.error());
+  p.prefill_model = std::make_unique<perf::StepModel>(*sm);
+  p.prefill_kv_capacity = plan.kv_tokens;
+  return {};
 }
 
 // The point of spec `s`, or why it cannot run. Sets the result's sizes as they become known.
@@ -200,6 +245,7 @@ std::expected<std::unique_ptr<Point>, std::string> prepare_point(const Catalog& 
   p->spec = s;
   p->model = std::make_unique<perf::StepModel>(*sm);
   p->kv_capacity = plan.kv_tokens;
+  if (auto own = prefill_pool(catalog, s, *spec, *p); !own) return std::unexpected(own.error());
   make_requests(*p);
   if (auto placed = place(*p, deployments, result); !placed) return std::unexpected(placed.error());
   if (auto failures = plan_failures(catalog, *p, *spec); !failures)
@@ -222,7 +268,7 @@ Points prepare(const Catalog& catalog, const std::vector<PointSpec>& specs,
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const PointSpec& s = specs[i];
     results[i].spec = s;
-    results[i].xpus = s.layout.xpus() * (s.replicas + s.prefill_replicas.value_or(0));
+    results[i].xpus = point_xpus(s);
     auto p = prepare_point(catalog, s, options, deployments, results[i]);
     if (!p) {
       results[i].error = p.error();

@@ -128,7 +128,7 @@ class ReplicaActor {
     lock_.unlock();
     sg4::this_actor::sleep_until(o.to);
     sg4::Comm::sendto(p_->pool_hosts[pool_index_], here_,
-                      static_cast<std::uint64_t>(p_->weight_bytes));
+                      static_cast<std::uint64_t>(p_->weights_of(k_)));
     lock_.lock();
     now_ = sg4::Engine::get_clock();
     p_->down_s += now_ - t;
@@ -161,7 +161,7 @@ class ReplicaActor {
     drain();
     if (!e_.busy()) return true;  // every admitted request went to a load from host DRAM
     // The step model for now: the slowed one inside a slowdown span.
-    const perf::StepModel* model = p_->model.get();
+    const perf::StepModel* model = &p_->model_of(k_);
     for (const auto& sl : p_->slowdowns[k_])
       if (now_ >= sl.from && now_ < sl.to) model = sl.model;
     e_.set_model(*model);

@@ -72,6 +72,14 @@ inline std::optional<double> rate_of(const Arrivals& a) {
   return std::nullopt;
 }
 
+// Disaggregated serving whose prefill replicas run a layout of their own, with that layout's
+// memory plan and engine limits.
+struct PrefillPool {
+  Layout layout;
+  perf::MemoryParams memory;
+  EngineParams engine;
+};
+
 struct PointSpec {
   const System* system = nullptr;
   const Model* model = nullptr;
@@ -84,6 +92,8 @@ struct PointSpec {
   int replicas = 1;  // aggregated: replicas; disaggregated: replicas of the decode pool
   // Disaggregated serving: replicas of the prefill pool (>= 1); none = aggregated.
   std::optional<int> prefill_replicas;
+  // With prefill_replicas: the prefill replicas' own layout; none: they run `layout`.
+  std::optional<PrefillPool> prefill_pool;
   double host_offload = 0;  // share of each host DRAM pool holding KV evicted from HBM; 0 = none
   std::vector<FailureSpec> failures;  // parts that fail during the run
   std::uint64_t seed = 1;
@@ -95,7 +105,17 @@ struct PointSpec {
 
 // The point's serving mode: aggregated, or its prefill and decode pools.
 inline ServingMode serving_mode(const PointSpec& s) {
-  return s.prefill_replicas ? ServingMode{*s.prefill_replicas, s.replicas} : ServingMode{};
+  if (!s.prefill_replicas) return ServingMode{};
+  ServingMode m{*s.prefill_replicas, s.replicas, std::nullopt};
+  if (s.prefill_pool) m.prefill_layout = s.prefill_pool->layout;
+  return m;
+}
+
+// XPUs of the point's replicas, both pools.
+inline int point_xpus(const PointSpec& s) {
+  const int prefill = s.prefill_replicas.value_or(0);
+  return s.layout.xpus() * s.replicas +
+         (s.prefill_pool ? s.prefill_pool->layout.xpus() : s.layout.xpus()) * prefill;
 }
 
 // Summary statistics of one latency distribution, in seconds.

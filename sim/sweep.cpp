@@ -66,6 +66,15 @@ std::optional<int> multinode_max_seqs(const System& s, const Layout& l) {
   return static_cast<int>(std::min<long>(*per_rank * ranks, 1 << 20));
 }
 
+PrefillPool prefill_pool_of(const Scenario& sc, const Workload& w, const System& s,
+                            const Layout& l) {
+  // Multi-node pools: no single-server limits; the system's multi-node batch per rank.
+  PrefillPool pool{l, memory_of(sc, nullptr, &l), engine_of(sc, w, nullptr, &l)};
+  if (!sc.engine.max_seqs)
+    if (auto seqs = multinode_max_seqs(s, l)) pool.engine.max_seqs = *seqs;
+  return pool;
+}
+
 std::vector<int> wide_ep_sizes(const System& s, const Model& m) {
   std::vector<int> sizes;
   if (!m.is_moe()) return sizes;
@@ -260,6 +269,7 @@ std::expected<std::vector<PointSpec>, std::string> build_sweep(const Catalog& ca
               p.memory = memory_of(sc, limits, &l);
               p.replicas = mode.disaggregated() ? mode.decode : sc.replicas;
               if (mode.disaggregated()) p.prefill_replicas = mode.prefill;
+              if (mode.prefill_layout) p.prefill_pool = prefill_pool_of(sc, w, *s, *mode.prefill_layout);
               p.host_offload = sc.host_offload;
               p.failures = sc.failures;
               p.router = sc.router;

@@ -52,6 +52,12 @@ EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s = 
 // attention, else one); unset in the catalog: none (the simulation's default applies).
 std::optional<int> multinode_max_seqs(const System& s, const Layout& l);
 
+// A prefill pool of its own layout `l` (a serving mode such as 3p1d/tp2): the scenario's engine
+// keys over the simulation's defaults for that layout (no single-server limits: the pools are a
+// multi-node deployment), and multinode_max_seqs where the scenario does not set max_seqs.
+PrefillPool prefill_pool_of(const Scenario& sc, const Workload& w, const System& s,
+                            const Layout& l);
+
 // Tokens per iteration each attention rank of a DP-attention replica takes by default, where
 // neither the scenario nor the catalog sets the budget (an assumption: SGLang gives each DP rank
 // chunked_prefill_size / dp_size, and wide-EP deployments raise the budget with the ranks).

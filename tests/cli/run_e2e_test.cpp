@@ -281,6 +281,42 @@ TEST(Run_Disaggregated, EveryRequestOnce_KvCrossesTheFabric) {
   EXPECT_EQ(checked, 1);
 }
 
+// Disaggregated pools of different layouts, as the published multi-node runs served DeepSeek-R1
+// (three TP2 prefill workers beside one wide decode worker): `2p1d/tp4` puts two tp4 prefill
+// replicas beside one tp8-ep8-dpa decode replica. The point counts 2 x 4 + 8 XPUs, serves every
+// request once, and its activity is the XPU-weighted mean over both pools (at one client the
+// prefill replicas idle most of the time; dividing by the decode pool alone put it at 1). A
+// prefill layout that does not hold the model is that point's error, naming the layout.
+TEST(Run_Disaggregated, PrefillPoolOfItsOwnLayout) {
+  auto r = run_text("disagg-own",
+                    "name: d\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                    "layouts: {named: [tp8-ep8-dpa]}\nserving: [1p1d, 2p1d/tp4, 1p1d/tp1]\n"
+                    "workloads: [{isl: 1024, osl: 256}]\nconcurrency: [1, 32]\n",
+                    " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  int own = 0, too_small = 0;
+  for (const auto& p : j["points"]) {
+    const json& m = p["metrics"];
+    if (p["serving"] == "1p1d/tp1") {
+      EXPECT_NE(p["error"].get<std::string>().find("prefill layout tp1"), std::string::npos) << p;
+      ++too_small;
+      continue;
+    }
+    ASSERT_EQ(p["error"], "") << p;
+    EXPECT_EQ(m["completed"], m["requests"].get<double>() * 10 / 8);
+    EXPECT_LE(m["busy_activity"].get<double>(), 1.0);
+    if (p["concurrency"] == 1) EXPECT_LT(m["busy_activity"].get<double>(), 0.75) << p["serving"];
+    if (p["serving"] != "2p1d/tp4") continue;
+    EXPECT_EQ(p["xpus"], 16);
+    EXPECT_EQ(p["layout"], "tp8-ep8-dpa");
+    EXPECT_GT(m["kv_transfer_bytes"].get<double>(), 0.0);
+    ++own;
+  }
+  EXPECT_EQ(own, 2);
+  EXPECT_EQ(too_small, 2);
+}
+
 TEST(Run_Errors, BadServingMode_IsAnInputErrorWithItsLine) {
   auto r = run_text("serving-bad",
                     "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"

@@ -413,5 +413,30 @@ TEST(ScenarioLoader_Engine, OutOfRangeAndUnknownKeys_AreLocatedErrors_AllAtOnce)
   EXPECT_NE(d[2].hint.find("did you mean 'memory_utilization'"), std::string::npos) << test::dump(d);
 }
 
+// A disaggregated serving mode may give the prefill pool a layout of its own after '/'; the
+// label round-trips, and a bad layout names the part after '/'.
+TEST(ServingMode, PrefillLayoutOfItsOwn_ParsesAndRoundTrips) {
+  auto m = parse_serving_mode("3p1d/tp2-ep2-dpa");
+  ASSERT_TRUE(m.has_value()) << m.error();
+  EXPECT_EQ(m->prefill, 3);
+  EXPECT_EQ(m->decode, 1);
+  ASSERT_TRUE(m->prefill_layout.has_value());
+  EXPECT_EQ(m->prefill_layout->tp, 2);
+  EXPECT_EQ(m->prefill_layout->ep, 2);
+  EXPECT_TRUE(m->prefill_layout->dp_attention);
+  EXPECT_EQ(m->label(), "3p1d/tp2-ep2-dpa");
+  EXPECT_EQ(parse_serving_mode("1p3d")->label(), "1p3d");
+  EXPECT_FALSE(parse_serving_mode("1p3d")->prefill_layout.has_value());
+
+  auto bad = parse_serving_mode("3p1d/tq2");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().find("prefill layout after '/'"), std::string::npos) << bad.error();
+  auto empty = parse_serving_mode("3p1d/");
+  ASSERT_FALSE(empty.has_value());
+  auto zero = parse_serving_mode("3p0d/tp2");
+  ASSERT_FALSE(zero.has_value());
+  EXPECT_NE(zero.error().find("'3p0d/tp2'"), std::string::npos) << zero.error();
+}
+
 }  // namespace
 }  // namespace racktwin
