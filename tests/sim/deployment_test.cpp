@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "test_support.hpp"
 
 namespace racktwin::sim {
@@ -56,6 +58,33 @@ TEST(Deployment_Domains, MoreReplicasThanADomainHolds_BuildMoreDomains) {
   EXPECT_EQ(d->sites[9].domain, 1);
   EXPECT_FALSE(deploy(s, 100, 1));  // larger than a domain, not whole domains: an error
   EXPECT_FALSE(deploy(s, 8, 0));
+}
+
+// Pools of different replica sizes: three tp2 prefill replicas, then one tp8 decode replica on
+// the XPUs they left, each group in placement order; on 8-GPU servers they take two. A group of
+// replicas wider than a domain is not placed beside another size.
+TEST(Deployment_Groups, PoolsOfDifferentSizes_TakeDisjointXpusInGroupOrder) {
+  const System& s = *shipped_catalog().find_system("b300-hgx");
+  TopologyCache cache;
+  const auto d = deploy(s, std::vector<ReplicaGroup>{{2, 3}, {8, 1}}, cache);
+  ASSERT_TRUE(d) << d.error();
+  EXPECT_EQ(d->domains, 2);
+  ASSERT_EQ(d->sites.size(), 4u);
+  std::set<int> used;
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(d->sites[k].xpus.size(), k < 3 ? 2u : 8u);
+    for (int x : d->sites[k].xpus) EXPECT_TRUE(used.insert(x).second) << "XPU " << x << " twice";
+  }
+  EXPECT_EQ(d->sites[0].domain, 0);
+  EXPECT_EQ(d->sites[3].domain, 1);  // the first server keeps two GPUs free, too few for tp8
+  // One group is the plain deployment, site for site.
+  const auto one = deploy(s, std::vector<ReplicaGroup>{{8, 3}}, cache);
+  const auto plain = deploy(s, 8, 3, cache);
+  ASSERT_TRUE(one && plain);
+  ASSERT_EQ(one->sites.size(), plain->sites.size());
+  for (std::size_t k = 0; k < one->sites.size(); ++k)
+    EXPECT_EQ(one->sites[k].xpus, plain->sites[k].xpus);
+  EXPECT_FALSE(deploy(s, std::vector<ReplicaGroup>{{2, 1}, {16, 1}}, cache));
 }
 
 // A batch builds each topology once: deployments of other replica counts on as many domains share
