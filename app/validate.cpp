@@ -88,6 +88,18 @@ void SweepChoice::apply(calib::PredictOptions& opt) const {
     opt.concurrency = concurrency;
     opt.multinode_concurrency = false;
   }
+  if (!serving.empty()) {
+    opt.aggregated = false;
+    opt.disaggregated.clear();
+    for (const auto& label : serving) {
+      const auto m = parse_serving_mode(label);
+      if (!m) continue;  // checked on the command line
+      if (m->disaggregated())
+        opt.disaggregated.push_back(*m);
+      else
+        opt.aggregated = true;
+    }
+  }
 }
 
 std::string SweepChoice::describe() const {
@@ -96,6 +108,8 @@ std::string SweepChoice::describe() const {
   if (!replica_xpus.empty())
     out +=
         fmt::format("{}replicas of {} XPUs", out.empty() ? "" : "; ", fmt::join(replica_xpus, ","));
+  if (!serving.empty())
+    out += fmt::format("{}serving {}", out.empty() ? "" : "; ", fmt::join(serving, ","));
   return out;
 }
 

@@ -33,6 +33,9 @@ namespace racktwin::app {
 struct SweepChoice {
   std::vector<int> replica_xpus;
   std::vector<int> concurrency;
+  // Serving modes every sweep runs, as labels (parse_serving_mode); empty: aggregated, 1p1d and
+  // 2p1d. Labels are checked where they are read (the command line).
+  std::vector<std::string> serving;
   void apply(calib::PredictOptions& opt) const;
   // "" at the defaults, else what differs, e.g. "clients 1,16; replicas of 8 XPUs".
   std::string describe() const;

@@ -124,7 +124,8 @@ PredictionPlan plan_predictions(const Catalog& cat, const std::vector<ReferenceP
       sc.layouts.replica_xpus = options.replica_xpus;
       sim::SweepOptions so;
       so.seed = options.seed;
-      std::vector<ServingMode> modes{ServingMode{}};
+      std::vector<ServingMode> modes;
+      if (options.aggregated) modes.push_back(ServingMode{});
       if (sys != nullptr && sys->serving.disaggregation)
         modes.insert(modes.end(), options.disaggregated.begin(), options.disaggregated.end());
       so.modes = modes;
@@ -132,7 +133,10 @@ PredictionPlan plan_predictions(const Catalog& cat, const std::vector<ReferenceP
       auto specs = group_sweep(cat, sc, so, options);
       if (specs) std::erase_if(*specs, beyond_benchmark);
       std::string err;
-      if (!specs)
+      if (modes.empty())
+        err = "the sweep's serving modes are all disaggregated, and " + p.system +
+              "'s serving stack has no disaggregation (add aggregated to --serving)";
+      else if (!specs)
         err = specs.error();
       else if (specs->empty())
         err = "no layout of " + p.model + " fits " + p.system + " for this workload";
@@ -161,7 +165,10 @@ std::expected<double, std::string> metric_value(const ReferencePoint& point, con
   auto row = t.summary.find({wid, point.model, point.system});
   if (row == t.summary.end() || row->second.points == 0)
     return std::unexpected(
-        std::string("no point of the sweep ran (every layout failed; see racktwin run --json)"));
+        "no point of the sweep ran" +
+        (row == t.summary.end() || row->second.first_failure.empty()
+             ? std::string(" (see racktwin run --json)")
+             : " (the first to fail: " + row->second.first_failure + ")"));
   const sim::SweepSummary& s = row->second;
   auto curve = [&](const auto& table) -> std::expected<double, std::string> {
     auto c = table.find({point.system, point.model, wid});

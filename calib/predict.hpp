@@ -42,9 +42,12 @@ struct PredictOptions {
   // `concurrency`: the multi-node benchmarks ran each configuration so. Off: `concurrency` alone,
   // as when the command line narrows the client counts.
   bool multinode_concurrency = true;
-  // Serving modes: every sweep runs aggregated, and also in these disaggregated modes on systems
-  // whose serving stack offers disaggregation (System::serving.disaggregation).
-  std::vector<ServingMode> disaggregated{ServingMode{1, 1}, ServingMode{2, 1}};
+  // Serving modes: every sweep runs aggregated (unless `aggregated` is off), and also in these
+  // disaggregated modes on systems whose serving stack offers disaggregation
+  // (System::serving.disaggregation).
+  bool aggregated = true;
+  std::vector<ServingMode> disaggregated{ServingMode{1, 1, std::nullopt},
+                                         ServingMode{2, 1, std::nullopt}};
   // Replica sizes (XPUs) whose valid layouts the sweeps try; empty: the default sweep's, as
   // `racktwin run` takes them (sim::sweep_layouts).
   std::vector<int> replica_xpus;

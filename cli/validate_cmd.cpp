@@ -109,6 +109,18 @@ void add_sweep_options(CLI::App* cmd, app::SweepChoice& sweep) {
                   "by factors of 2, as the InferenceX sweeps; a smaller sweep may miss a peak)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 20));
+  const CLI::Validator mode(
+      [](std::string& s) -> std::string {
+        const auto m = parse_serving_mode(s);
+        return m ? std::string() : m.error();
+      },
+      "MODE", "serving mode");
+  cmd->add_option("--serving", sweep.serving,
+                  "Serving modes the sweeps run, e.g. 3p1d/tp2 for a published multi-node "
+                  "configuration (default: aggregated,1p1d,2p1d; disaggregated modes only on "
+                  "systems whose stack offers them)")
+      ->delimiter(',')
+      ->check(mode);
 }
 
 void add_seed_option(CLI::App* cmd, std::optional<std::uint64_t>& seed, const std::string& what) {

@@ -295,6 +295,11 @@ std::map<SummaryKey, SweepSummary> summarise(const std::vector<PointResult>& res
     SweepSummary& row = rows[{r.spec.workload_id, r.spec.model->id, r.spec.system->id}];
     if (!r.error.empty()) {
       row.failed += 1;
+      if (row.first_failure.empty()) {
+        row.first_failure = r.spec.layout.label();
+        if (r.spec.prefill_replicas) row.first_failure += " " + serving_mode(r.spec).label();
+        row.first_failure += ": " + r.error;
+      }
       continue;
     }
     row.points += 1;

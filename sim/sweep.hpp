@@ -128,6 +128,8 @@ struct SweepSummary {
   std::string best_layout;  // layout of peak_tps, with its serving mode when disaggregated
   bool allin_computed = false;
   int points = 0, failed = 0;
+  // The first failed point's layout (with its serving mode when disaggregated) and error.
+  std::string first_failure;
 };
 using SummaryKey = std::tuple<std::string, std::string, std::string>;  // workload, model, system
 using CurveKey = std::tuple<std::string, std::string, std::string>;    // system, model, workload

@@ -107,6 +107,37 @@ TEST(Validate_Errors, MissingFileOrNoPointsList_ExitsTwo) {
   EXPECT_NE(c.err.find("--concurrency"), std::string::npos) << c.err;
 }
 
+// --serving sets the serving modes of every sweep: B300's DeepSeek-R1 1k/1k peak read off the
+// configuration the benchmark ran (three TP2 prefill replicas beside one 8-GPU decode replica),
+// at the clients that fill its decode pool; the sweep says it was narrowed. A system whose stack
+// has no disaggregation gets no point from a disaggregated-only sweep, and says why; a mode that
+// does not parse stops the command.
+TEST(Validate_Serving, PublishedMultiNodeConfiguration_AndModesASystemCannotRun) {
+  PointsFile f("racktwin-validate-serving.yaml", std::string("points:") + kGood + R"(
+  - id: b300-peak
+    system: b300-hgx
+    model: deepseek-r1
+    workload: {isl: 1024, osl: 1024, range_ratio: 0.8, mtp: false, precision: fp4}
+    metric: peak_total_tps_per_xpu
+    value: 14773.4
+)");
+  auto r = run("validate " + f.path.string() + " --json --replica-xpus 8 --serving 3p1d/tp2");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json doc = json::parse(r.out);
+  EXPECT_EQ(doc["sweep"], "replicas of 8 XPUs; serving 3p1d/tp2");
+  std::map<std::string, json> by_id;
+  for (const auto& p : doc["points"]) by_id[p["id"].get<std::string>()] = p;
+  ASSERT_EQ(by_id["b300-peak"]["status"], "ok") << by_id["b300-peak"];
+  EXPECT_EQ(by_id["b300-peak"]["decided_by"], "tp8-ep8-dpa 3p1d/tp2 at 8192 clients");
+  EXPECT_EQ(by_id["jal-tbt"]["status"], "failed");
+  EXPECT_NE(by_id["jal-tbt"].dump().find("has no disaggregation"), std::string::npos)
+      << by_id["jal-tbt"];
+
+  auto bad = run("validate " + f.path.string() + " --serving 3p1d/tq2");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--serving"), std::string::npos) << bad.err;
+}
+
 TEST(Calibrate_Cli, WritesACalibrationFileThatTheCatalogLoads) {
   PointsFile f("racktwin-calibrate-points.yaml", std::string("points:") + kGood);
   const auto dir = std::filesystem::temp_directory_path() / "racktwin-calibrate-catalog";
