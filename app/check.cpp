@@ -273,7 +273,7 @@ ScenarioCheck check_loaded(const Catalog& cat, std::expected<Scenario, Diagnosti
     c.loads += w.kind == WorkloadKind::poisson ? w.inferencex.rates.size()
                : w.kind == WorkloadKind::trace ? 1
                                                : sc->concurrency.size();
-  c.points = sc->systems.size() * sc->models.size() * c.loads;
+  c.points = sc->systems.size() * sc->models.size() * c.loads * sc->serving.size();
   // The points racktwin run would simulate, for the assumptions its stored run records.
   sim::SweepOptions so;
   so.seed = sc->seed;
@@ -310,6 +310,13 @@ ScenarioCheck check_loaded(const Catalog& cat, std::expected<Scenario, Diagnosti
     add("concurrency",
         join_all(sc->concurrency) + " (" + plural(sc->concurrency.size(), "point") + ")");
   add("replicas", fmt::format("{} per point, routed {}", sc->replicas, routing(sc->router)));
+  if (sc->serving.size() > 1 || sc->serving.front().disaggregated()) {
+    std::vector<std::string> modes;
+    for (const auto& m : sc->serving) modes.push_back(m.label());
+    add("serving", join_all(modes) +
+                       " (<P>p<D>d: P prefill replicas hand their KV to D decode replicas, which "
+                       "replace `replicas`; after '/', the prefill replicas' own layout)");
+  }
   c.engine = engine_json(cat, *sc);
   const auto engines = engine_lines(cat, *sc);
   for (std::size_t i = 0; i < engines.size(); ++i) add(i == 0 ? "engine" : "", engines[i]);
@@ -322,9 +329,10 @@ ScenarioCheck check_loaded(const Catalog& cat, std::expected<Scenario, Diagnosti
   if (sc->output.json) add("json", *sc->output.json);
   if (sc->output.plots) add("plots", *sc->output.plots);
   add("sweep",
-      fmt::format("{} x {} x {} = {} per layout", plural(sc->systems.size(), "system"),
+      fmt::format("{} x {} x {}{} = {} per layout", plural(sc->systems.size(), "system"),
                   plural(sc->models.size(), "model"),
                   plural(c.loads, "load (concurrency or rate)", "loads (concurrencies and rates)"),
+                  sc->serving.size() > 1 ? " x " + plural(sc->serving.size(), "serving mode") : "",
                   plural(c.points, "point")));
   if (c.sweep_problem) add("sweep", "cannot be built: " + *c.sweep_problem);
   add("assumptions",

@@ -83,6 +83,29 @@ TEST(CheckScenario, Summary_CountsLoadsAndPointsAndNamesEveryWorkload) {
   EXPECT_EQ(to_json(c)["points_per_layout"], c.points);
 }
 
+// Each serving mode is a point of every layout and load, as build_sweep makes them; the summary
+// lists the modes, a prefill layout of its own included.
+TEST(CheckScenario, ServingModes_MultiplyThePointsAndAreListed) {
+  const std::string text =
+      "name: s\nsystems: [b300-hgx]\nmodels: [deepseek-r1]\nlayouts: {named: [tp8-ep8-dpa]}\n"
+      "serving: [aggregated, 1p1d, 3p1d/tp2]\nworkloads: [{isl: 1024, osl: 1024}]\n"
+      "concurrency: [1, 64]\n";
+  const ScenarioCheck c = check_scenario_text(shipped_catalog(), text, "serving.yaml");
+  ASSERT_TRUE(c.valid());
+  EXPECT_EQ(c.points, 6u);
+  sim::SweepOptions so;
+  auto points = sim::build_sweep(shipped_catalog(), *c.scenario, so);
+  ASSERT_TRUE(points.has_value()) << points.error();
+  EXPECT_EQ(points->size(), c.points);  // one named layout
+  std::string serving, sweep;
+  for (const auto& f : c.summary) {
+    if (f.label == "serving") serving = f.text;
+    if (f.label == "sweep") sweep = f.text;
+  }
+  EXPECT_NE(serving.find("aggregated, 1p1d, 3p1d/tp2"), std::string::npos) << serving;
+  EXPECT_NE(sweep.find("x 3 serving modes = 6 points per layout"), std::string::npos) << sweep;
+}
+
 TEST(CheckScenario, BrokenFile_CarriesEveryErrorWithItsLine) {
   const ScenarioCheck c =
       check_scenario(shipped_catalog(), shipped("tests/scenarios/data/bad-unit.yaml"));
