@@ -123,6 +123,13 @@ class FrontEnd {
     }
   }
 
+  // A prompt that waited for a decode replica leaves its prefill replica `k`: the KV it held there
+  // is freed (sent on, or lost), and the replica may start the prompts that waited for room.
+  void release_held(int k, Request* r) {
+    if (p_->engines[static_cast<std::size_t>(k)]->release_held(r))
+      p_->wake[static_cast<std::size_t>(k)]->notify_one();
+  }
+
   // Its replica failed: restart it now on one in service.
   void restart(Request* r) {
     r->failed = false;
@@ -137,11 +144,15 @@ class FrontEnd {
   void send_to_decode(Request* r) {
     const int to = least_outstanding(p_->up, p_->in_flight, p_->prefill, p_->total);
     if (to < 0) {
+      // Its KV stays on the prefill replica that made it, unless that replica went down since.
+      if (!went_down_since(r->replica, r->first_token))
+        p_->engines[static_cast<std::size_t>(r->replica)]->hold(r);
       parked_prefilled_.push_back(r);
       stranded_ = stranded_ || !any_comes_back(p_->prefill, p_->total);
       return;
     }
     const int from = r->replica;
+    release_held(from, r);
     if (went_down_since(from, r->first_token)) {  // it waited, and its KV went down with `from`
       lose_progress(*r);
       restart(r);

@@ -153,6 +153,15 @@ class ReplicaActor {
     return true;
   }
 
+  // Disaggregated prefill pool: the KV it holds for prompts waiting for a decode replica leaves no
+  // room for the next prompt. Waits until one leaves (the frontend wakes it), a request arrives,
+  // or the replica fails; false when it stops.
+  bool wait_for_room() {
+    if (!wait_idle()) return false;
+    now_ = std::max(now_, sg4::Engine::get_clock());
+    return true;
+  }
+
   // One plan: admit what has arrived, plan the next iteration(s) with the step model for now, and
   // run them. False when the replica failed during the plan for good.
   bool step() {
@@ -166,6 +175,7 @@ class ReplicaActor {
       if (now_ >= sl.from && now_ < sl.to) model = sl.model;
     e_.set_model(*model);
     const std::vector<double> b = e_.plan(now_);
+    if (b.empty()) return wait_for_room();
     if (const double cut = outage_at(); cut <= b.back()) return fail_during(b, cut);
     commit(b, wait_for(b));
     return true;

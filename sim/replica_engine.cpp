@@ -41,6 +41,7 @@ std::vector<Request*> ReplicaEngine::fail() {
   waiting_.clear();
   cache_ = PrefixCache(params_.block_tokens);
   kv_used_ = context_sum_ = reserved_ = credit_ = 0;
+  held_.clear();
   offloaded_ = 0;
   boundaries_.clear();
   durations_.clear();
@@ -50,6 +51,22 @@ std::vector<Request*> ReplicaEngine::fail() {
   chunks_.clear();
   for (Request* r : lost) lose_progress(*r);
   return lost;
+}
+
+void ReplicaEngine::hold(Request* r) {
+  const double tokens = r->isl + r->generated;
+  if (!held_.emplace(r, tokens).second) return;
+  make_room(tokens);
+  kv_used_ += tokens;
+  stats_.max_kv_used = std::max(stats_.max_kv_used, kv_used_);
+}
+
+bool ReplicaEngine::release_held(Request* r) {
+  const auto it = held_.find(r);
+  if (it == held_.end()) return false;
+  kv_used_ -= it->second;
+  held_.erase(it);
+  return true;
 }
 
 void lose_progress(Request& r) {
@@ -273,6 +290,8 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   make_room(n * gained(1));
 
   const perf::IterationShape prefill = plan_prefill(preempted);
+  // Prompts' KV held for a decode replica fills the cache: nothing runs until one leaves.
+  if (chunks_.empty() && running_.empty() && !held_.empty()) return boundaries_;
   if (chunks_.empty() && running_.empty() && waiting_.front()->kv_arrived)
     throw std::runtime_error("decode replica cannot make progress: a transferred request's " +
                              std::to_string(waiting_.front()->target) +

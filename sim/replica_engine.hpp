@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <vector>
 
 #include "core/perf/step.hpp"
@@ -128,7 +129,8 @@ class ReplicaEngine {
   bool busy() const { return !running_.empty() || !waiting_.empty(); }
   std::size_t outstanding() const { return running_.size() + waiting_.size(); }
 
-  // Composes the next iteration(s) starting at `now`; returns their end times (empty when idle).
+  // Composes the next iteration(s) starting at `now`; returns their end times (empty when idle, or
+  // when KV held for a decode replica leaves no room: see hold()).
   const std::vector<double>& plan(double now);
   // Commits the first j iterations of the last plan; requests that finished are appended to
   // `finished` (their finish time set), and requests whose first token came are stamped.
@@ -149,6 +151,14 @@ class ReplicaEngine {
     offloaded_ = 0;
     return n;
   }
+
+  // Disaggregated serving, prefill pool: the KV of a prompt this replica prefilled that waits for
+  // a decode replica (every one is down) stays in its cache until the prompt leaves: hold() takes
+  // it back (isl + generated tokens; once per request), release_held() frees it, and fail() drops
+  // it with the rest. While held KV leaves no room for the next prompt, plan() returns no
+  // iteration although busy(): the replica waits for a release.
+  void hold(Request* r);
+  bool release_held(Request* r);  // false when it held nothing for r
 
   // Times later iterations with another step model of the same replica (a slowed fabric).
   void set_model(const perf::StepModel& model) { model_ = &model; }
@@ -195,6 +205,7 @@ class ReplicaEngine {
   double kv_capacity_;
   EngineParams params_;
   int window_ = 0;
+  std::map<const Request*, double> held_;  // prompts' KV held for a decode replica (tokens)
   std::vector<Request*> running_;  // decoding, in start order
   std::vector<Request*> ending_;   // apply(): the sequences that reached their end (reused)
   std::deque<Request*> waiting_;   // to prefill, FIFO; the front may be partly prefilled

@@ -225,6 +225,50 @@ TEST(ReplicaEngine_Disaggregated, PrefillHandsOn_DecodeAdmitsWithinTheCache) {
   EXPECT_LE(decode.stats().max_kv_used, capacity);
 }
 
+// A prefill replica whose prefilled prompts wait for a decode replica (every one down) holds
+// their KV: once the held KV leaves no room for the next prompt it plans nothing, though busy;
+// releasing one lets it go on; fail() drops what it holds.
+TEST(ReplicaEngine_Disaggregated, HeldKvOfWaitingPrompts_BlocksTheNextPrompt) {
+  const auto m = model("llama-3.3-70b", "h200-hgx", "tp8");
+  auto reqs = inferencex_requests(wl(1024, 256), 4, 3);
+  reqs.resize(4);
+  EngineParams pp;
+  pp.prefill_only = true;
+  const double capacity = 2.5 * 1024;  // two prompts' KV, not three
+  ReplicaEngine prefill(m, capacity, pp);
+  for (auto& r : reqs) prefill.admit(&r);
+  std::vector<Request*> handed;
+  double now = 0;
+  while (handed.size() < 2) {
+    const auto b = prefill.plan(now);
+    ASSERT_FALSE(b.empty());
+    prefill.apply(b.size(), handed);
+    now = b.back();
+  }
+  ASSERT_EQ(handed.size(), 2u);
+  for (Request* r : handed) prefill.hold(r);
+  prefill.hold(handed[0]);  // once per request
+  EXPECT_NEAR(prefill.kv_used(), 2.0 + handed[0]->isl + handed[1]->isl, 1e-9);
+  EXPECT_LE(prefill.stats().max_kv_used, capacity);
+  // The third prompt is chunked into what room is left, then nothing runs.
+  std::vector<double> b;
+  for (int i = 0; i < 10 && !(b = prefill.plan(now)).empty(); ++i) {
+    prefill.apply(b.size(), handed);
+    now = b.back();
+  }
+  EXPECT_TRUE(b.empty());
+  EXPECT_TRUE(prefill.busy());
+  EXPECT_EQ(handed.size(), 2u);
+  EXPECT_LE(prefill.kv_used(), capacity);
+  EXPECT_TRUE(prefill.release_held(handed[0]));
+  EXPECT_FALSE(prefill.release_held(handed[0]));
+  EXPECT_FALSE(prefill.plan(now).empty());  // room again
+  prefill.apply(1, handed);
+  prefill.fail();
+  EXPECT_EQ(prefill.kv_used(), 0.0);
+  EXPECT_FALSE(prefill.release_held(handed[1]));  // dropped with the rest
+}
+
 // KV offload: blocks evicted from HBM go to the host tier; a later request whose prefix HBM lost
 // finds it there (plan_load), and once loaded it is admitted with those blocks as a prefix hit.
 TEST(ReplicaEngine_Offload, EvictedBlocksGoToHost_AndComeBackAsHits) {
