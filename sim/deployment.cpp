@@ -158,32 +158,41 @@ std::expected<Deployment, std::string> deploy(const System& system,
                                               const std::vector<ReplicaGroup>& groups,
                                               TopologyCache& cache) {
   if (groups.size() == 1) return deploy(system, groups[0].xpus, groups[0].replicas, cache);
-  long long xpus = 0;
-  for (const ReplicaGroup& grp : groups) {
-    if (grp.xpus < 1 || grp.replicas < 1)
-      return std::unexpected("a deployment needs at least one replica of at least one XPU");
-    if (grp.xpus > system.domain_xpus)
-      return std::unexpected("pools of different replica sizes are placed within scale-up domains; "
-                             "a replica of " + std::to_string(grp.xpus) + " XPUs does not fit a " +
-                             std::to_string(system.domain_xpus) + "-XPU domain of " + system.id);
-    xpus += static_cast<long long>(grp.xpus) * grp.replicas;
-  }
-  // The fewest domains that hold every group, from the XPUs they need upwards.
-  std::string why;
-  for (auto domains = static_cast<int>((xpus + system.domain_xpus - 1) / system.domain_xpus);
-       static_cast<long long>(domains) * system.domain_xpus <= topology::kMaxDeploymentXpus;
-       ++domains) {
-    try {
-      auto d = deploy(cache.get(system, domains), groups);
+  try {
+    // From the domains the groups' XPUs fill to those that hold each group in domains of its own.
+    long long xpus = 0, most = 0;
+    for (const ReplicaGroup& grp : groups) {
+      if (grp.xpus < 1 || grp.replicas < 1)
+        return std::unexpected("a deployment needs at least one replica of at least one XPU");
+      if (grp.xpus > system.domain_xpus)
+        return std::unexpected(
+            "pools of different replica sizes are placed within scale-up domains; a replica of " +
+            std::to_string(grp.xpus) + " XPUs does not fit a " +
+            std::to_string(system.domain_xpus) + "-XPU domain of " + system.id);
+      const auto per_domain =
+          static_cast<long long>(topology::place(*cache.get(system, 1), grp.xpus).replicas.size());
+      if (per_domain < 1)
+        return std::unexpected("no replica of " + std::to_string(grp.xpus) +
+                               " XPUs fits a domain of " + system.id);
+      xpus += static_cast<long long>(grp.xpus) * grp.replicas;
+      most += (grp.replicas + per_domain - 1) / per_domain;
+    }
+    if (most * system.domain_xpus > topology::kMaxDeploymentXpus)
+      return std::unexpected("the pools need up to " + std::to_string(most) + " domains of " +
+                             system.id + ", beyond the " +
+                             std::to_string(topology::kMaxDeploymentXpus) +
+                             "-XPU limit of one deployment");
+    std::string why;
+    for (auto domains = (xpus + system.domain_xpus - 1) / system.domain_xpus; domains <= most;
+         ++domains) {
+      auto d = deploy(cache.get(system, static_cast<int>(domains)), groups);
       if (d) return d;
       why = d.error();
-    } catch (const InputError& e) {
-      return std::unexpected(std::string(e.what()));
     }
+    return std::unexpected(why);
+  } catch (const InputError& e) {
+    return std::unexpected(std::string(e.what()));
   }
-  return std::unexpected("the pools need more than the " +
-                         std::to_string(topology::kMaxDeploymentXpus) +
-                         "-XPU limit of one deployment" + (why.empty() ? "" : " (" + why + ")"));
 }
 
 std::expected<Deployment, std::string> deploy(const System& system, int replica_xpus, int replicas,
