@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 
+#include "core/scenario.hpp"
+
 namespace racktwin::app {
 namespace {
 
@@ -51,7 +53,11 @@ std::vector<std::vector<std::string>> point_detail_table(const db::StoredPoint& 
   add("system", k.system);
   add("model", k.model);
   add("workload", k.workload);
-  add("layout", k.layout + " (" + std::to_string(p.xpus) + " XPUs per replica)");
+  // A replica's XPUs from its layout's label (a named layout may carry a name of its own); the
+  // point's XPUs, every replica of both pools, are in the metrics (`xpus`).
+  const auto layout = parse_layout(k.layout);
+  add("layout", layout ? k.layout + " (" + std::to_string(layout->xpus()) + " XPUs per replica)"
+                       : k.layout);
   add("precision", k.precision);
   add("serving", k.serving);
   add("arrivals", k.arrivals);

@@ -48,6 +48,7 @@ const std::vector<std::string>& ScenarioForm::paths() {
                                           "workloads[0].isl",
                                           "workloads[0].osl",
                                           "concurrency",
+                                          "serving",
                                           "engine"};
   return p;
 }
@@ -85,6 +86,11 @@ ScenarioForm::ScenarioForm(const Catalog& catalog, QPlainTextEdit* editor, QWidg
   form->addRow("concurrency", line_field("concurrency",
                                          "Clients per point: 8, [1, 4, 16] or {from: 1, to: 1024, "
                                          "factor: 2}"));
+  form->addRow("serving", line_field("serving",
+                                     "Serving modes, each a point of every layout: aggregated, "
+                                     "1p3d (1 prefill, 3 decode replicas) or 3p1d/tp2 (the "
+                                     "prefill replicas on tp2), e.g. [aggregated, 1p1d]; empty: "
+                                     "aggregated"));
   form->addRow("engine", line_field("engine",
                                     "The serving engine's limits and admission, e.g. "
                                     "{reserve_output: 0, max_seqs: 256} (docs/scenarios.md, "

@@ -1,4 +1,5 @@
 #include "app/describe.hpp"
+#include "app/point_details.hpp"
 
 #include <gtest/gtest.h>
 
@@ -77,6 +78,25 @@ TEST(FigureText, ThreeToFourSignificantDigits) {
   EXPECT_EQ(figure_text(3.8912), "3.89");
   EXPECT_EQ(figure_text(-0.04213), "-0.0421");
 }
+
+// A point's detail table gives one replica's XPUs from its layout, not the point's XPUs: a
+// disaggregated point of a tp8-ep8-dpa decode replica beside three tp2 prefill replicas serves
+// on 14 XPUs, 8 per decode replica. A layout named by the scenario gives no count.
+TEST(PointDetails, Layout_GivesOneReplicasXpus) {
+  db::StoredPoint p;
+  p.key.layout = "tp8-ep8-dpa";
+  p.key.serving = "3p1d/tp2";
+  p.xpus = 14;
+  auto layout_cell = [&] {
+    for (const auto& row : point_detail_table(p))
+      if (row[1] == "layout") return row[2];
+    return std::string();
+  };
+  EXPECT_EQ(layout_cell(), "tp8-ep8-dpa (8 XPUs per replica)");
+  p.key.layout = "my-layout";
+  EXPECT_EQ(layout_cell(), "my-layout");
+}
+
 
 }  // namespace
 }  // namespace racktwin::app

@@ -139,6 +139,15 @@ TEST_F(ScenarioEditor, TheForm_EditsTheTextInPlace_AsOneUndoStep) {
   EXPECT_EQ(v.last_check()->scenario->engine.max_seqs, 256);
   EXPECT_EQ(v.form()->field("engine")->text(), "{reserve_output: 0, max_seqs: 256}");
   v.editor()->undo();
+  // Serving modes, a prefill pool of its own layout among them: each is a point of every layout.
+  ASSERT_TRUE(v.form()->apply("serving", "[aggregated, 1p1d/tp4]"));
+  ASSERT_TRUE(wait_check(v));
+  ASSERT_TRUE(v.last_check()->valid());
+  ASSERT_EQ(v.last_check()->scenario->serving.size(), 2u);
+  EXPECT_EQ(v.last_check()->scenario->serving[1].label(), "1p1d/tp4");
+  EXPECT_TRUE(v.check_status().contains("4 points per layout")) << v.check_status().toStdString();
+  EXPECT_EQ(v.form()->field("serving")->text(), "[aggregated, 1p1d/tp4]");
+  v.editor()->undo();
   // An edit that cannot be made in place is refused with the reason, the text untouched.
   const QString before = v.editor()->toPlainText();
   EXPECT_FALSE(v.form()->apply("concurrency", "[1, 4"));
