@@ -90,7 +90,7 @@ std::expected<void, Failure> serving_figures(const Catalog& cat, const RehearseR
     return std::unexpected(input_failure(
         sv.where, "serving",
         "the best point at the target serves its prefill pool on a layout of its own (" +
-            chosen.layout.label() + " " + sim::serving_mode(chosen).label() +
+            sim::configuration_label(chosen) +
             "), and the rehearsal counts the site in replicas of one size",
         "list serving modes without a prefill layout ('/<layout>') in " + sv.scenario));
   o.db_path = run->db_path;

@@ -153,9 +153,9 @@ void failure_metrics(const Point& p, PointResult& r) {
 }
 
 // The one-second series: tokens and activity from the replica engines (activity as the mean over
-// the replicas of both pools, weighted by their XPUs), completions from the requests; and the activity over the measured window, to the
-// second (the seconds it spans), averaged over the replicas: the same stretch of time the
-// throughput is measured over. XPU power is linear in activity, so the power at the mean activity
+// the replicas of both pools, weighted by their XPUs), completions from the requests; and the
+// activity over the measured window, to the second (the seconds it spans), averaged over the
+// replicas: the same stretch of time the throughput is measured over. XPU power is linear in activity, so the power at the mean activity
 // is the mean power.
 // The series row of a time in seconds. A run's span is bounded by the scenario's limits.span before
 // it starts; the clamp keeps any time past that from an out-of-range conversion.

@@ -170,19 +170,16 @@ std::expected<void, std::string> plan_failures(const Catalog& catalog, Point& p,
 void build_engines(Point& p, const SimOptions& options, const perf::Speculation& spec,
                    PointResult& result) {
   const PointSpec& s = p.spec;
-  EngineParams ep = s.engine;
-  ep.fuse = options.fuse;
-  ep.max_batched_tokens = s.memory.max_batched_tokens;  // the planner sized the workspace for it
-  ep.tokens_per_step = spec.acceptance;
+  auto params = [&](EngineParams e, const perf::MemoryParams& memory) {
+    e.fuse = options.fuse;
+    e.max_batched_tokens = memory.max_batched_tokens;  // the planner sized the workspace for it
+    e.tokens_per_step = spec.acceptance;
+    return e;
+  };
+  const EngineParams ep = params(s.engine, s.memory);
   for (int k = 0; k < p.total; ++k) {
     const bool own = p.own_prefill_layout(static_cast<std::size_t>(k));
-    EngineParams role = ep;
-    if (own) {
-      role = s.prefill_pool->engine;
-      role.fuse = options.fuse;
-      role.max_batched_tokens = s.prefill_pool->memory.max_batched_tokens;
-      role.tokens_per_step = spec.acceptance;
-    }
+    EngineParams role = own ? params(s.prefill_pool->engine, s.prefill_pool->memory) : ep;
     role.prefill_only = k < s.prefill_replicas.value_or(0);
     p.engines.push_back(std::make_unique<ReplicaEngine>(
         p.model_of(static_cast<std::size_t>(k)), own ? p.prefill_kv_capacity : p.kv_capacity,

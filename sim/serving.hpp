@@ -111,6 +111,11 @@ inline ServingMode serving_mode(const PointSpec& s) {
   return m;
 }
 
+// The point's layout, with its serving mode when disaggregated: "tp8-ep8-dpa 3p1d/tp2".
+inline std::string configuration_label(const PointSpec& s) {
+  return s.layout.label() + (s.prefill_replicas ? " " + serving_mode(s).label() : "");
+}
+
 // XPUs of the point's replicas, both pools.
 inline int point_xpus(const PointSpec& s) {
   const int prefill = s.prefill_replicas.value_or(0);

@@ -269,7 +269,8 @@ std::expected<std::vector<PointSpec>, std::string> build_sweep(const Catalog& ca
               p.memory = memory_of(sc, limits, &l);
               p.replicas = mode.disaggregated() ? mode.decode : sc.replicas;
               if (mode.disaggregated()) p.prefill_replicas = mode.prefill;
-              if (mode.prefill_layout) p.prefill_pool = prefill_pool_of(sc, w, *s, *mode.prefill_layout);
+              if (mode.prefill_layout)
+                p.prefill_pool = prefill_pool_of(sc, w, *s, *mode.prefill_layout);
               p.host_offload = sc.host_offload;
               p.failures = sc.failures;
               p.router = sc.router;
@@ -295,18 +296,14 @@ std::map<SummaryKey, SweepSummary> summarise(const std::vector<PointResult>& res
     SweepSummary& row = rows[{r.spec.workload_id, r.spec.model->id, r.spec.system->id}];
     if (!r.error.empty()) {
       row.failed += 1;
-      if (row.first_failure.empty()) {
-        row.first_failure = r.spec.layout.label();
-        if (r.spec.prefill_replicas) row.first_failure += " " + serving_mode(r.spec).label();
-        row.first_failure += ": " + r.error;
-      }
+      if (row.first_failure.empty())
+        row.first_failure = configuration_label(r.spec) + ": " + r.error;
       continue;
     }
     row.points += 1;
     if (r.total_tps_per_xpu > row.peak_tps) {
       row.peak_tps = r.total_tps_per_xpu;
-      row.best_layout = r.spec.layout.label();
-      if (r.spec.prefill_replicas) row.best_layout += " " + serving_mode(r.spec).label();
+      row.best_layout = configuration_label(r.spec);
     }
     row.peak_rated_kw = std::max(row.peak_rated_kw, r.tps_per_rated_kw);
     row.peak_allin_mw = std::max(row.peak_allin_mw, r.tps_per_allin_provisioned_mw);

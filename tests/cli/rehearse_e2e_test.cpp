@@ -215,4 +215,20 @@ TEST_F(Rehearse, Replay_ADisaggregatedPoint_ReplaysWholeServingGroups) {
   EXPECT_EQ(j["without"]["requests"], j["with"]["requests"]);
 }
 
+// The rehearsal counts a site in replicas of one size: a serving point whose prefill pool runs a
+// layout of its own (tp2 prefill beside a tp4 decode replica) is refused, with the way out.
+TEST_F(Rehearse, PrefillPoolOfItsOwnLayout_IsRefusedWithTheReason) {
+  std::string sweep = kSweep;
+  sweep.replace(sweep.find("jalapeno-a0"), 11, "gb300-nvl72");
+  sweep.replace(sweep.find("{tp: 8}]}"), 9, "{tp: 4}]}\nserving: [1p1d/tp2]");
+  write("sweep.yaml", sweep);
+  std::string site = kReplaySite;
+  site.replace(site.find("jalapeno-a0"), 11, "gb300-nvl72");
+  const auto r = run("rehearse " + write("site.yaml", site) + " --quiet --db " +
+                     (dir / "own.db").string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("tp4 1p1d/tp2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("replicas of one size"), std::string::npos) << r.err;
+}
+
 }  // namespace

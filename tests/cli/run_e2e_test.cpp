@@ -411,9 +411,11 @@ TEST(Run_Failures, Disaggregated_DecodeAndPrefillReplicasFailAndRecover) {
     return json::parse(r.out)["points"][0];
   };
   const json healthy = point("1p3d", "");
-  const json decode = point("1p3d", "failures: [{part: compute_tray, index: 2, at: 10 s, repair: 30 s}]\n");
-  const json prefill = point("1p3d", "failures: [{part: compute_tray, index: 0, at: 10 s, repair: 30 s}]\n");
-  const json parked = point("1p1d", "failures: [{part: compute_tray, index: 2, at: 10 s, repair: 30 s}]\n");
+  const std::string tray2 = "failures: [{part: compute_tray, index: 2, at: 10 s, repair: 30 s}]\n";
+  const std::string tray0 = "failures: [{part: compute_tray, index: 0, at: 10 s, repair: 30 s}]\n";
+  const json decode = point("1p3d", tray2);
+  const json prefill = point("1p3d", tray0);
+  const json parked = point("1p1d", tray2);
   // The prefill replica fails for 5 s while the prompts it prefilled wait for the decode
   // replica: their KV is gone although it serves again before the decode replica does.
   const json lost = point("1p1d",
@@ -444,7 +446,8 @@ TEST(Run_Failures, Disaggregated_DecodeAndPrefillReplicasFailAndRecover) {
   EXPECT_EQ(lost["metrics"]["completed"], 640);
   EXPECT_GT(lost["metrics"]["retried_requests"].get<int>(),
             parked["metrics"]["retried_requests"].get<int>() + 32);
-  EXPECT_NE(gone["error"].get<std::string>().find("never served"), std::string::npos) << gone["error"];
+  EXPECT_NE(gone["error"].get<std::string>().find("never served"), std::string::npos)
+      << gone["error"];
 }
 
 // The failure metrics are in the run's table and in `runs compare` once a run rehearsed failures.
