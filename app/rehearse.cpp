@@ -33,20 +33,34 @@ PlanWorkload as_workload(const RehearsalServing& s) {
   return w;
 }
 
-// The per-replica figures from the sweep's points of the layout that serves best at the target.
+// The serving unit of a point: one replica, or with disaggregated serving one group of its
+// prefill and decode replicas, each pool of its own replica size.
+void unit_of(const sim::PointSpec& p, rehearse::Surrogate& s) {
+  s.replica_xpus = p.layout.xpus();
+  s.pools.clear();
+  if (const int prefill = p.prefill_replicas.value_or(0); prefill > 0) {
+    const int prefill_xpus = p.prefill_pool ? p.prefill_pool->layout.xpus() : p.layout.xpus();
+    s.pools = {{prefill_xpus, prefill}, {p.layout.xpus(), p.replicas}};
+  }
+}
+
+// The figures per unit from the sweep's points of the configuration (layout and serving mode)
+// that serves best at the target.
 rehearse::Surrogate surrogate_of(const std::vector<sim::PointResult>& results,
                                  const plan::ServicePoint& best, const std::string& system,
                                  const PlanWorkload& w) {
   const auto& chosen = results[best.index];
   rehearse::Surrogate s;
-  s.replica_xpus = chosen.spec.layout.xpus();
-  s.tps_at_target = best.tps_per_xpu * s.replica_xpus;
+  unit_of(chosen.spec, s);
+  const double unit_xpus = s.unit_xpus();
+  s.tps_at_target = best.tps_per_xpu * unit_xpus;
+  const std::string configuration = sim::configuration_label(chosen.spec);
   for (const auto& r : results) {
     if (!r.error.empty() || r.requests == 0 || r.spec.system == nullptr || r.spec.model == nullptr ||
         r.spec.system->id != system || r.spec.model->id != w.model ||
-        r.spec.workload_id != w.workload || r.spec.layout.label() != chosen.spec.layout.label())
+        r.spec.workload_id != w.workload || sim::configuration_label(r.spec) != configuration)
       continue;
-    const double tps = r.total_tps_per_xpu * s.replica_xpus;
+    const double tps = r.total_tps_per_xpu * unit_xpus;
     s.tps_saturated = std::max(s.tps_saturated, tps);
     s.curve.push_back({tps, r.ttft.p99, r.tpot.p99});
   }
@@ -86,13 +100,6 @@ std::expected<void, Failure> serving_figures(const Catalog& cat, const RehearseR
   if (!best)
     return std::unexpected(input_failure(sv.where, "serving", best.error(),
                                          "relax the target, or widen the scenario's sweep"));
-  if (const auto& chosen = run->results[best->index].spec; chosen.prefill_pool)
-    return std::unexpected(input_failure(
-        sv.where, "serving",
-        "the best point at the target serves its prefill pool on a layout of its own (" +
-            sim::configuration_label(chosen) +
-            "), and the rehearsal counts the site in replicas of one size",
-        "list serving modes without a prefill layout ('/<layout>') in " + sv.scenario));
   o.db_path = run->db_path;
   o.run_id = run->run_id;
   o.layout = best->layout;
@@ -143,8 +150,7 @@ std::expected<void, Failure> rehearse_serving(const Catalog& cat, const Rehearse
                                               RehearsalOutcome& o) {
   if (auto s = serving_figures(cat, rq, hooks, o); !s) return s;
   const System& sys = *cat.find_system(o.rehearsal.system);
-  const int per_domain = static_cast<int>(topology::place(t, o.surrogate.replica_xpus).replicas.size());
-  const int total = per_domain * o.rehearsal.domains;
+  const int total = rehearse::units_placed(t, o.surrogate, o.rehearsal.domains);
   o.racks = static_cast<int>(std::ceil(static_cast<double>(t.xpus().size()) * o.rehearsal.domains /
                                        sys.xpus_per_rack()));
   o.replicas_per_rack = static_cast<double>(total) / o.racks;

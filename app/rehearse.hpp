@@ -69,7 +69,7 @@ struct RehearsalOutcome {
   Rehearsal rehearsal;
   std::uint64_t seed = 0;
   std::string db_path;
-  // Serving: where the per-replica figures come from.
+  // Serving: where the figures per unit (a replica or a group, `unit()`) come from.
   std::string surrogate_note;  // "simulated: run 4 of scenarios/..." or "given in the file"
   std::int64_t run_id = 0;
   std::string layout;
@@ -78,7 +78,7 @@ struct RehearsalOutcome {
   // replay (app/rehearse_replay.hpp) simulates.
   std::optional<sim::PointSpec> serving_point;
   int racks = 0;                    // compute racks of the site
-  double replicas_per_rack = 0;     // the replicas a rack's XPUs hold
+  double replicas_per_rack = 0;     // the units a rack's XPUs hold
   rehearse::EngineOutcome outcome;  // serving at the file's spare capacity; jobs: the first size
   // The spare-capacity search: no spare, then the loads around the answer (every load is in
   // search_curve); the fewest spare racks of the site that meet the goal, if any does.
@@ -99,6 +99,13 @@ struct RehearsalOutcome {
   std::vector<std::vector<std::string>> events_table(std::size_t limit) const;
   // Per-event rows (time, domain, part, class, XPUs out, replicas hit, recovery) as CSV.
   std::string events_csv() const;
+
+  // What the serving counts count: "replica", or "group" for a disaggregated point's groups of
+  // prefill and decode replicas (rehearse::Surrogate).
+  std::string unit() const { return surrogate.grouped() ? "group" : "replica"; }
+  // The unit's XPUs and replicas, e.g. "2 XPUs per replica" or "14 XPUs per group (3 prefill
+  // replicas of 2 XPUs and 1 decode replica of 8)".
+  std::string unit_description() const;
 };
 
 // The throughput-through-the-horizon chart and, for serving, the attainment chart.

@@ -70,6 +70,19 @@ Json samples_json(const rehearse::EngineOutcome& e) {
   return out;
 }
 
+// What the serving counts count: a replica, or a group of each pool's replicas.
+Json unit_json(const RehearsalOutcome& o) {
+  Json pools = Json::array();
+  const auto& s = o.surrogate;
+  const char* roles[] = {"prefill", "decode"};
+  if (s.grouped())
+    for (std::size_t i = 0; i < s.pools.size(); ++i)
+      pools.push_back({{"role", roles[std::min<std::size_t>(i, 1)]},
+                       {"xpus", s.pools[i].xpus},
+                       {"replicas", s.pools[i].replicas}});
+  return Json{{"kind", o.unit()}, {"xpus", s.unit_xpus()}, {"pools", std::move(pools)}};
+}
+
 Json serving_json(const RehearsalOutcome& o) {
   const auto& e = o.outcome;
   Json search = Json::array();
@@ -87,6 +100,7 @@ Json serving_json(const RehearsalOutcome& o) {
                      {"run_id", o.run_id},
                      {"layout", o.layout},
                      {"replica_xpus", s.replica_xpus},
+                     {"unit", unit_json(o)},
                      {"tps_per_replica_at_target", s.tps_at_target},
                      {"tps_per_replica_saturated", s.tps_saturated},
                      {"latency_by_load", std::move(curve)}}},
@@ -190,7 +204,7 @@ std::vector<charts::NamedChart> rehearsal_charts(const RehearsalOutcome& o) {
   charts::XYChart tps{"Tokens per second through the failures — " + o.rehearsal.name,
                       "time (days)", "million tok/s", {}, std::nullopt};
   charts::XYSeries served{"served", {}}, offered{"offered (the load)", {}, true},
-      capacity{"capacity at the target (replicas up)", {}};
+      capacity{"capacity at the target (" + o.unit() + "s up)", {}};
   const double load = e.offered_replicas * o.surrogate.tps_at_target / 1e6;
   for (const auto& s : e.samples) {
     const double mid = (s.t_s / 3600.0 + step_h / 2) / 24.0;
@@ -198,7 +212,7 @@ std::vector<charts::NamedChart> rehearsal_charts(const RehearsalOutcome& o) {
     offered.points.emplace_back(mid, load);
     capacity.points.emplace_back(mid, s.replicas_up * o.surrogate.tps_at_target / 1e6);
   }
-  charts::XYSeries fewest_cap{"capacity at the fewest replicas up in the interval", {}, true};
+  charts::XYSeries fewest_cap{"capacity at the fewest " + o.unit() + "s up in the interval", {}, true};
   double lo = load;
   for (const auto& s : e.samples) {
     const double mid = (s.t_s / 3600.0 + step_h / 2) / 24.0;
@@ -209,10 +223,11 @@ std::vector<charts::NamedChart> rehearsal_charts(const RehearsalOutcome& o) {
   tps.series = {capacity, fewest_cap, served, offered};
   tps.y_range = std::pair{std::max(0.0, lo - 0.1 * (hi - lo)), hi + 0.05 * (hi - lo)};
   out.push_back({"throughput", charts::xy_line_chart(tps)});
-  charts::XYChart att{"Replicas up and service-target attainment — " + o.rehearsal.name,
+  charts::XYChart att{(o.surrogate.grouped() ? "Groups" : "Replicas") +
+                          std::string(" up and service-target attainment — ") + o.rehearsal.name,
                       "time (days)", "share", {}, std::pair{0.0, 1.0}};
-  charts::XYSeries up{"replicas up / all", {}}, met{"time at the target (per interval)", {}},
-      fewest{"fewest replicas up / all", {}, true};
+  charts::XYSeries up{o.unit() + "s up / all", {}}, met{"time at the target (per interval)", {}},
+      fewest{"fewest " + o.unit() + "s up / all", {}, true};
   for (const auto& s : e.samples) {
     const double mid = (s.t_s / 3600.0 + step_h / 2) / 24.0;
     up.points.emplace_back(mid, s.replicas_up / std::max(1, e.replicas_total));
@@ -262,10 +277,21 @@ std::string duration(double s) {
 
 }  // namespace
 
+std::string RehearsalOutcome::unit_description() const {
+  const auto& s = surrogate;
+  std::string out = std::to_string(s.unit_xpus()) + " XPUs per " + unit();
+  if (!s.grouped()) return out;
+  auto pool = [](const rehearse::Surrogate::Pool& p, const char* role) {
+    return std::to_string(p.replicas) + " " + role + (p.replicas == 1 ? " replica" : " replicas") +
+           " of " + std::to_string(p.xpus);
+  };
+  return out + " (" + pool(s.pools[0], "prefill") + " XPUs and " + pool(s.pools[1], "decode") + ")";
+}
+
 std::vector<std::vector<std::string>> RehearsalOutcome::summary_table() const {
   const auto& e = outcome;
   const double offered = e.tokens_offered > 0 ? e.tokens_offered : 1;
-  return {{"availability", "attainment", "fewest replicas up", "tokens lost", "tokens late",
+  return {{"availability", "attainment", "fewest " + unit() + "s up", "tokens lost", "tokens late",
            "technicians busy", "swaps open at end"},
           {pct(e.availability), pct(e.attainment), fixed(e.min_replicas_up, 0),
            pct(e.tokens_lost / offered), pct(e.tokens_late / offered),
@@ -309,7 +335,7 @@ std::vector<std::vector<std::string>> RehearsalOutcome::class_table() const {
 
 std::vector<std::vector<std::string>> RehearsalOutcome::search_table() const {
   std::vector<std::vector<std::string>> rows{
-      {"spare racks", "per domain", "offered replicas", "attainment", "tokens lost"}};
+      {"spare racks", "per domain", "offered " + unit() + "s", "attainment", "tokens lost"}};
   for (const auto& s : search)
     rows.push_back({std::to_string(s.spare_racks),
                     fixed(static_cast<double>(s.spare_racks) / rehearsal.domains, 2),

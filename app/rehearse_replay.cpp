@@ -53,31 +53,43 @@ std::vector<std::pair<double, double>> served(const sim::PointResult& r, int fro
   return out;
 }
 
-// Replicas of one serving group of the point: its prefill and decode replicas when it is
-// disaggregated (the rehearsal counts each as a replica of the layout's size), else one.
+// Replicas of one unit of the point: one group of its prefill and decode replicas when it is
+// disaggregated (the rehearsal counts groups), else one replica.
 int group_replicas(const sim::PointSpec& p) {
   const int prefill = p.prefill_replicas.value_or(0);
   return prefill > 0 ? prefill + p.replicas : 1;
 }
 
 // The slice: whole racks holding at least kMinSliceReplicas replicas and four times those the
-// failure took down, never more than the site; whole serving groups of the point.
+// failure took down, never more than the site; whole units (replicas or groups) of the point.
 void choose_slice(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutcome& r) {
-  const int per_rack = std::max(1, static_cast<int>(std::floor(o.replicas_per_rack)));
   const int group = group_replicas(p);
   const int want = std::max({kMinSliceReplicas, 4 * r.failure.replicas_hit, group});
-  r.slice_racks = std::min(o.racks, (want + per_rack - 1) / per_rack);
-  r.site_replicas = o.outcome.replicas_total;
-  r.slice_replicas = std::min(r.site_replicas, r.slice_racks * per_rack) / group * group;
+  const int want_units = (want + group - 1) / group;
+  const int per_rack = static_cast<int>(std::floor(o.replicas_per_rack));
+  const int site_units = o.outcome.replicas_total;
+  int units = 0;
+  if (per_rack >= 1) {
+    r.slice_racks = std::min(o.racks, (want_units + per_rack - 1) / per_rack);
+    units = std::min(site_units, r.slice_racks * per_rack);
+  } else {  // a unit spans racks
+    r.slice_racks = std::min(
+        o.racks, static_cast<int>(std::ceil(want_units / std::max(o.replicas_per_rack, 1e-9) - 1e-9)));
+    units = std::min(site_units,
+                     static_cast<int>(std::floor(r.slice_racks * o.replicas_per_rack + 1e-9)));
+  }
+  r.site_replicas = site_units * group;
+  r.slice_replicas = units * group;
   r.slice_part = slice_name(r.failure.part);
 }
 
-// The arrivals: the site's offered load per replica on the slice, as a Poisson rate, for the lead
-// and the window after the failure (cut short to kMaxReplayRequests).
+// The arrivals: the site's offered load per unit on the slice's units, as a Poisson rate, for the
+// lead and the window after the failure (cut short to kMaxReplayRequests).
 void choose_load(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutcome& r) {
+  const int units = r.slice_replicas / group_replicas(p);
   r.load_tps_per_replica =
       o.surrogate.tps_at_target * o.outcome.offered_replicas / std::max(1, o.outcome.replicas_total);
-  r.rate_req_s = r.load_tps_per_replica * r.slice_replicas / mean_request_tokens(p.workload);
+  r.rate_req_s = r.load_tps_per_replica * units / mean_request_tokens(p.workload);
   const double most = kMaxReplayRequests / r.rate_req_s - kLeadSeconds;
   r.window_s = std::clamp(most, kMinWindowSeconds, kWindowSeconds);
   r.requests = static_cast<int>(std::ceil(r.rate_req_s * (kLeadSeconds + r.window_s)));
@@ -85,9 +97,23 @@ void choose_load(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutco
   if (rec >= 0 && rec < r.window_s) r.repair_s = rec;
 }
 
+// The slice's deployment: its replicas, or its groups' prefill replicas then decode replicas.
+std::expected<sim::Deployment, std::string> deploy_slice(const sim::PointSpec& p, int units) {
+  const int prefill = p.prefill_replicas.value_or(0);
+  if (prefill == 0) return sim::deploy(*p.system, p.layout.xpus(), units);
+  const int prefill_xpus = p.prefill_pool ? p.prefill_pool->layout.xpus() : p.layout.xpus();
+  sim::TopologyCache cache;
+  return sim::deploy(*p.system,
+                     {sim::ReplicaGroup{prefill_xpus, prefill * units},
+                      sim::ReplicaGroup{p.layout.xpus(), p.replicas * units}},
+                     cache);
+}
+
 std::expected<FailureSpec, std::string> slice_failure(const sim::PointSpec& p,
                                                            ReplayOutcome& r) {
-  auto d = sim::deploy(*p.system, p.layout.xpus(), r.slice_replicas);
+  const int group = group_replicas(p);
+  const int units = r.slice_replicas / group;
+  auto d = deploy_slice(p, units);
   if (!d) return std::unexpected("the replay's slice cannot be placed: " + d.error());
   const auto n = number_part(*d->topology, r.slice_part);
   if (!n)
@@ -96,10 +122,19 @@ std::expected<FailureSpec, std::string> slice_failure(const sim::PointSpec& p,
                            std::to_string(r.slice_racks) + " racks");
   auto impact = sim::failure_impact(*d, n->kind, n->index);
   if (!impact) return std::unexpected(impact.error());
-  for (const auto& ri : *impact) {
+  // Units left: the fewest either pool's survivors make whole (one pool of replicas when the
+  // point is aggregated; the prefill pool is deployed first).
+  const int prefill = p.prefill_replicas.value_or(0) * units;
+  int prefill_down = 0, decode_down = 0;
+  for (std::size_t k = 0; k < impact->size(); ++k) {
+    const auto& ri = (*impact)[k];
     r.replicas_down += ri.down ? 1 : 0;
     r.replicas_slowed += !ri.down && ri.scale_up_fraction < 1.0 ? 1 : 0;
+    (static_cast<int>(k) < prefill ? prefill_down : decode_down) += ri.down ? 1 : 0;
   }
+  r.units_left = group == 1 ? units - decode_down
+                            : std::min((prefill - prefill_down) / p.prefill_replicas.value_or(1),
+                                       (p.replicas * units - decode_down) / p.replicas);
   return FailureSpec{topology::to_string(n->kind), n->index, kLeadSeconds, r.repair_s};
 }
 
@@ -124,11 +159,11 @@ void compare(ReplayOutcome& r) {
     r.back_within_5pct_s = *last_short + 1;
 }
 
-void surrogate_at_load(const RehearsalOutcome& o, ReplayOutcome& r) {
-  const int left = std::max(1, r.slice_replicas - r.replicas_down);
+void surrogate_at_load(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutcome& r) {
+  const int units = r.slice_replicas / group_replicas(p);
+  const int left = std::max(1, r.units_left);
   r.surrogate_before = rehearse::latency_at(o.surrogate, r.load_tps_per_replica);
-  r.surrogate_after =
-      rehearse::latency_at(o.surrogate, r.load_tps_per_replica * r.slice_replicas / left);
+  r.surrogate_after = rehearse::latency_at(o.surrogate, r.load_tps_per_replica * units / left);
 }
 
 std::string fixed(double v, int decimals) {
@@ -189,10 +224,11 @@ std::expected<ReplayOutcome, std::string> replay_failure(const Catalog& cat,
   ReplayOutcome r;
   r.event = *idx;
   r.failure = o.outcome.events[*idx];
+  r.unit = o.unit();
   choose_slice(o, p, r);
   if (r.slice_replicas < 1)
-    return std::unexpected("the site holds fewer replicas than one serving group of " +
-                           o.layout + ": nothing to replay");
+    return std::unexpected("the site holds no whole " + o.unit() + " of " + o.layout +
+                           ": nothing to replay");
   choose_load(o, p, r);
   if (!(r.rate_req_s > 0))
     return std::unexpected("the site offers no load to replay (no replica serves at the target)");
@@ -217,7 +253,7 @@ std::expected<ReplayOutcome, std::string> replay_failure(const Catalog& cat,
   if (!r.without.error.empty())
     return std::unexpected("the replay's slice could not serve its load: " + r.without.error);
   compare(r);
-  surrogate_at_load(o, r);
+  surrogate_at_load(o, p, r);
   return r;
 }
 
@@ -256,8 +292,8 @@ std::vector<std::string> ReplayOutcome::summary(std::size_t failures) const {
                 " replicas; " + f.part + " there as " + slice_part + ": " +
                 std::to_string(replicas_down) + " down, " + std::to_string(replicas_slowed) +
                 " slowed");
-  out.push_back("Arrivals: Poisson at " + fixed(rate_req_s, 1) +
-                " req/s (the site's load per replica), " + minutes(kLeadSeconds) +
+  out.push_back("Arrivals: Poisson at " + fixed(rate_req_s, 1) + " req/s (the site's load per " +
+                unit + "), " + minutes(kLeadSeconds) +
                 " before the failure and " + minutes(window_s) + " after, " +
                 std::to_string(requests) + " requests, the first " + minutes(kWarmupSeconds) +
                 " warm-up; " +

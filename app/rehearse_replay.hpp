@@ -49,8 +49,10 @@ struct ReplayOutcome {
   std::string slice_part;  // the failed part as named in the slice
   int slice_racks = 0, slice_replicas = 0, site_replicas = 0;
   int replicas_down = 0;  // in the slice (topology::assess on the slice's deployment)
+  int units_left = 0;     // the slice's units (replicas or groups) the survivors make whole
+  std::string unit = "replica";  // what the load is per (RehearsalOutcome::unit)
   int replicas_slowed = 0;
-  double load_tps_per_replica = 0;  // the site's offered load per replica (tok/s)
+  double load_tps_per_replica = 0;  // the site's offered load per unit: replica or group (tok/s)
   double rate_req_s = 0;   // Poisson arrivals
   double window_s = 0;     // arrivals after the failure
   int requests = 0;        // per run

@@ -26,11 +26,11 @@ struct RehearseArgs {
 void print_serving(const app::RehearsalOutcome& o) {
   const auto& e = o.outcome;
   const auto& s = o.surrogate;
-  fmt::print("Serving: {} ({}), {} XPUs per replica: {:.0f} tok/s per replica at the target, {:.0f} "
-             "at saturation\n",
-             o.layout, o.surrogate_note, s.replica_xpus, s.tps_at_target, s.tps_saturated);
-  fmt::print("Load: {:.1f} of {} replicas at the target ({} of the site's {} racks spare)\n\n",
-             e.offered_replicas, e.replicas_total, o.rehearsal.spare_racks, o.racks);
+  fmt::print("Serving: {} ({}), {}: {:.0f} tok/s per {} at the target, {:.0f} at saturation\n",
+             o.layout, o.surrogate_note, o.unit_description(), s.tps_at_target, o.unit(),
+             s.tps_saturated);
+  fmt::print("Load: {:.1f} of {} {}s at the target ({} of the site's {} racks spare)\n\n",
+             e.offered_replicas, e.replicas_total, o.unit(), o.rehearsal.spare_racks, o.racks);
   fmt::print("{}\n", render_rows(o.summary_table(), {0, 1, 2, 3, 4, 5, 6}));
 }
 

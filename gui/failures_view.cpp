@@ -177,7 +177,8 @@ void FailuresView::show_outcome() {
                      std::to_string(o->seed) + ".";
   if (r.serving) {
     summary_->set_rows(o->summary_table());
-    text += " Serving: " + o->layout + " (" + o->surrogate_note + ").";
+    text += " Serving: " + o->layout + " (" + o->surrogate_note + ")" +
+            (o->surrogate.grouped() ? ", " + o->unit_description() + "; counts are of groups." : ".");
     text += o->spare_needed ? " " + std::to_string(*o->spare_needed) + " spare racks of the site's " +
                                   std::to_string(o->racks) + " hold " +
                                   std::to_string(r.attainment_goal * 100).substr(0, 4) + "% attainment."

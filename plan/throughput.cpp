@@ -30,7 +30,7 @@ ServicePoint service_point(const sim::PointResult& r, std::size_t i) {
   p.tpot_p50_s = r.tpot.median;
   p.tpot_p99_s = r.tpot.p99;
   p.ttft_p99_s = r.ttft.p99;
-  p.layout = r.spec.layout.label();
+  p.layout = sim::configuration_label(r.spec);  // with its serving mode when disaggregated
   p.clients = sim::clients_of(r.spec.arrivals).value_or(0);
   return p;
 }

@@ -35,12 +35,15 @@ struct Ev {
   EvType type = EvType::fail;
   int a = 0, b = 0;  // fail: instance; restarted/rescheduled: domain, count; swap/feed: request;
                      // replenished: class
+  int pool = 0;      // restarted/rescheduled: the pool of the replicas
   bool operator>(const Ev& o) const { return t != o.t ? t > o.t : seq > o.seq; }
 };
 
 class Queue {
  public:
-  void push(double t, EvType type, int a, int b = 0) { q_.push(Ev{t, seq_++, type, a, b}); }
+  void push(double t, EvType type, int a, int b = 0, int pool = 0) {
+    q_.push(Ev{t, seq_++, type, a, b, pool});
+  }
   bool empty() const { return q_.empty(); }
   Ev pop() {
     Ev e = q_.top();
@@ -94,9 +97,47 @@ struct Domain {
   std::vector<PartId> failed;         // hardware down, waiting for a swap or the feed repair
   topology::Impact impact;            // of `failed`
   std::vector<int> replica_of;        // by XPU ordinal: its replica in the current placement, -1
-  int placed = 0, pending = 0, restarting = 0;
-  int capacity() const { return std::max(0, placed - pending - restarting); }
+  std::vector<int> pool_of;           // by replica: its pool
+  // By pool: replicas placed, and of those re-forming (pending) or restarting.
+  std::vector<int> placed, pending, restarting;
+  int capacity(std::size_t p) const { return std::max(0, placed[p] - pending[p] - restarting[p]); }
 };
+
+// The replicas of `xpus` XPUs that fit the in-service XPUs of `im` not yet `taken`, at most `most`;
+// marks the XPUs of those it returns as taken.
+std::vector<topology::Replica> take_replicas(const topology::Topology& t, const topology::Impact* im,
+                                             std::vector<char>& taken, int xpus, int most) {
+  topology::Impact free;
+  free.state.assign(t.xpus().size(), topology::Effect::none);
+  for (std::size_t x = 0; x < free.state.size(); ++x)
+    if (taken[x] || (im != nullptr && !im->in_service(static_cast<int>(x))))
+      free.state[x] = topology::Effect::lost;
+  auto placed = topology::place(t, xpus, &free).replicas;
+  if (static_cast<int>(placed.size()) > most) placed.resize(static_cast<std::size_t>(most));
+  for (const auto& r : placed)
+    for (PartId x : r.xpus) taken[static_cast<std::size_t>(t.ordinal(x))] = 1;
+  return placed;
+}
+
+// Replicas of each pool on `block` healthy domains for `units` units, first fit; empty when they
+// do not fit.
+std::vector<std::vector<int>> pack(const topology::Topology& t,
+                                   const std::vector<Surrogate::Pool>& pools, int block, int units) {
+  std::vector<std::vector<int>> targets(static_cast<std::size_t>(block),
+                                        std::vector<int>(pools.size(), 0));
+  std::vector<std::vector<char>> taken(static_cast<std::size_t>(block),
+                                       std::vector<char>(t.xpus().size(), 0));
+  for (std::size_t p = 0; p < pools.size(); ++p) {
+    int need = units * pools[p].replicas;
+    for (int j = 0; j < block && need > 0; ++j) {
+      const auto got = take_replicas(t, nullptr, taken[static_cast<std::size_t>(j)], pools[p].xpus, need);
+      targets[static_cast<std::size_t>(j)][p] = static_cast<int>(got.size());
+      need -= static_cast<int>(got.size());
+    }
+    if (need > 0) return {};
+  }
+  return targets;
+}
 
 struct Instance {
   int domain = 0;
@@ -117,7 +158,8 @@ struct SwapRequest {
 
 class Engine {
  public:
-  explicit Engine(const EngineInput& in) : in_(in), t_(*in.domain), clocks_(in) {
+  explicit Engine(const EngineInput& in)
+      : in_(in), t_(*in.domain), clocks_(in), pools_(in.surrogate.unit()) {
     const int horizon_bins = static_cast<int>(std::ceil(in.horizon.value() / in.sample_every.value()));
     out_.samples.resize(static_cast<std::size_t>(std::max(1, horizon_bins)));
     for (std::size_t i = 0; i < out_.samples.size(); ++i) {
@@ -157,12 +199,19 @@ class Engine {
     out_.xpus_total = xpus * in_.domains;
     domains_.resize(static_cast<std::size_t>(in_.domains));
     healthy_ = topology::assess(t_, {});
-    for (auto& d : domains_) {
+    if (in_.serving) packing_ = pack_units(t_, in_.surrogate);
+    pool_up_.assign(pools_.size(), 0);
+    for (std::size_t i = 0; i < domains_.size(); ++i) {
+      Domain& d = domains_[i];
       d.impact = healthy_;
-      if (in_.serving) place(d);
-      out_.replicas_total += d.placed;
+      d.placed.assign(pools_.size(), 0);
+      d.pending = d.restarting = d.placed;
+      if (!in_.serving) continue;
+      place(d, static_cast<int>(i));
+      for (std::size_t p = 0; p < pools_.size(); ++p) pool_up_[p] += d.placed[p];
     }
-    up_ = out_.replicas_total;
+    up_ = units_up();
+    out_.replicas_total = up_;
     out_.min_replicas_up = std::numeric_limits<double>::infinity();
     if (!in_.serving) setup_jobs(xpus);
   }
@@ -203,20 +252,54 @@ class Engine {
 
   // ---- placement and capacity
 
-  void place(Domain& d) {
-    const auto p = topology::place(t_, in_.surrogate.replica_xpus, &d.impact);
+  // Each pool's replicas on the domain's in-service XPUs, in pool order (the prefill pool first, as
+  // the simulation deploys a point), up to the domain's targets.
+  void place(Domain& d, int index) {
+    const auto& targets = packing_.of_domain(index);
     d.replica_of.assign(t_.xpus().size(), -1);
-    for (std::size_t r = 0; r < p.replicas.size(); ++r)
-      for (PartId x : p.replicas[r].xpus) d.replica_of[static_cast<std::size_t>(t_.ordinal(x))] = static_cast<int>(r);
-    d.placed = static_cast<int>(p.replicas.size());
+    d.pool_of.clear();
+    std::vector<char> taken(t_.xpus().size(), 0);
+    for (std::size_t p = 0; p < pools_.size(); ++p) {
+      const auto got = take_replicas(t_, &d.impact, taken, pools_[p].xpus, targets[p]);
+      for (const auto& r : got) {
+        for (PartId x : r.xpus)
+          d.replica_of[static_cast<std::size_t>(t_.ordinal(x))] = static_cast<int>(d.pool_of.size());
+        d.pool_of.push_back(static_cast<int>(p));
+      }
+      d.placed[p] = static_cast<int>(got.size());
+    }
   }
 
-  // Applies a change to a domain and keeps the site's total in step.
+  // The site's units in service: the fewest any pool's replicas in service make whole.
+  int units_up() const {
+    int units = std::numeric_limits<int>::max();
+    for (std::size_t p = 0; p < pools_.size(); ++p)
+      units = std::min(units, pool_up_[p] / pools_[p].replicas);
+    return units;
+  }
+
+  // Applies a change to a domain and keeps the site's totals in step.
   template <class F>
   void change(Domain& d, const F& f) {
-    const int before = d.capacity();
+    std::vector<int> before(pools_.size());
+    for (std::size_t p = 0; p < pools_.size(); ++p) before[p] = d.capacity(p);
     f();
-    up_ += d.capacity() - before;
+    for (std::size_t p = 0; p < pools_.size(); ++p) pool_up_[p] += d.capacity(p) - before[p];
+    up_ = units_up();
+  }
+
+  // Re-places a domain's replicas after its failures changed; the replicas that this adds to
+  // those serving before (`serving_now`, by pool) re-form for the reschedule time.
+  void replace_after(Domain& d, int index, const std::vector<int>& serving_now) {
+    place(d, index);
+    for (std::size_t p = 0; p < pools_.size(); ++p) {
+      const int back =
+          std::max(0, d.placed[p] - d.pending[p] - d.restarting[p] - std::max(0, serving_now[p]));
+      d.pending[p] += back;
+      if (back > 0)
+        queue_.push(now_ + in_.repair.reschedule.value, EvType::rescheduled, index, back,
+                    static_cast<int>(p));
+    }
   }
 
   // ---- integration of the state between events
@@ -259,10 +342,10 @@ class Engine {
     switch (e.type) {
       case EvType::fail: fail(static_cast<std::size_t>(e.a)); break;
       case EvType::restarted:
-        change(dom(e.a), [&] { dom(e.a).restarting -= e.b; });
+        change(dom(e.a), [&] { dom(e.a).restarting[static_cast<std::size_t>(e.pool)] -= e.b; });
         break;
       case EvType::rescheduled:
-        change(dom(e.a), [&] { dom(e.a).pending -= e.b; });
+        change(dom(e.a), [&] { dom(e.a).pending[static_cast<std::size_t>(e.pool)] -= e.b; });
         break;
       case EvType::swap_done:
         ++technicians_free_;
@@ -314,8 +397,9 @@ class Engine {
     ev.replicas_hit = r >= 0 ? 1 : 0;
     ev.recovered_s = in_.repair.restart.value;
     if (r < 0) return;
-    change(d, [&] { ++d.restarting; });
-    queue_.push(now_ + in_.repair.restart.value, EvType::restarted, i.domain, 1);
+    const int pool = d.pool_of[static_cast<std::size_t>(r)];
+    change(d, [&] { ++d.restarting[static_cast<std::size_t>(pool)]; });
+    queue_.push(now_ + in_.repair.restart.value, EvType::restarted, i.domain, 1, pool);
   }
 
   // What fails with `unit` (topology::dependents), once per part.
@@ -369,20 +453,18 @@ class Engine {
     add_failure(d, i.unit);
     ev.xpus_out = d.impact.lost + d.impact.cut_off - out_before;
     // Replicas with an XPU now out of service go down at once; the survivors are placed again.
-    std::vector<char> hit(static_cast<std::size_t>(d.placed), 0);
+    std::vector<char> hit(d.pool_of.size(), 0);
     for (std::size_t x = 0; x < d.replica_of.size(); ++x)
       if (d.replica_of[x] >= 0 && !d.impact.in_service(static_cast<int>(x)))
         hit[static_cast<std::size_t>(d.replica_of[x])] = 1;
-    const int n_hit = static_cast<int>(std::count(hit.begin(), hit.end(), 1));
-    ev.replicas_hit = n_hit;
-    change(d, [&] {
-      const int serving_now = d.capacity() - n_hit;
-      place(d);
-      const int reformed = std::max(0, d.placed - d.pending - d.restarting - std::max(0, serving_now));
-      d.pending += reformed;
-      if (reformed > 0)
-        queue_.push(now_ + in_.repair.reschedule.value, EvType::rescheduled, i.domain, reformed);
-    });
+    std::vector<int> serving_now(pools_.size());
+    for (std::size_t p = 0; p < pools_.size(); ++p) serving_now[p] = d.capacity(p);
+    for (std::size_t r = 0; r < hit.size(); ++r)
+      if (hit[r]) {
+        --serving_now[static_cast<std::size_t>(d.pool_of[r])];
+        ++ev.replicas_hit;
+      }
+    change(d, [&] { replace_after(d, i.domain, serving_now); });
   }
 
   void request_repair(const Instance& i, std::size_t inst, std::size_t event) {
@@ -443,11 +525,9 @@ class Engine {
     --parts_down_;
     d.impact = remaining_impact(d);
     change(d, [&] {
-      const int serving_now = d.capacity();
-      place(d);
-      const int back = std::max(0, d.placed - d.pending - d.restarting - serving_now);
-      d.pending += back;
-      if (back > 0) queue_.push(now_ + in_.repair.reschedule.value, EvType::rescheduled, r.domain, back);
+      std::vector<int> serving_now(pools_.size());
+      for (std::size_t p = 0; p < pools_.size(); ++p) serving_now[p] = d.capacity(p);
+      replace_after(d, r.domain, serving_now);
     });
     auto& ev = out_.events[r.event];
     ev.recovered_s = now_ + in_.repair.reschedule.value - ev.t_s;
@@ -542,6 +622,9 @@ class Engine {
   const EngineInput& in_;
   const topology::Topology& t_;
   Clocks clocks_;
+  std::vector<Surrogate::Pool> pools_;
+  UnitPacking packing_;
+  std::vector<int> pool_up_;  // by pool: replicas in service on the site
   Queue queue_;
   EngineOutcome out_;
   std::array<std::vector<PartId>, kClasses> units_;
@@ -569,6 +652,71 @@ class Engine {
 };
 
 }  // namespace
+
+std::vector<Surrogate::Pool> Surrogate::unit() const {
+  return pools.empty() ? std::vector<Pool>{{replica_xpus, 1}} : pools;
+}
+
+int Surrogate::unit_xpus() const {
+  int n = 0;
+  for (const auto& p : unit()) n += p.xpus * p.replicas;
+  return n;
+}
+
+int Surrogate::unit_replicas() const {
+  int n = 0;
+  for (const auto& p : unit()) n += p.replicas;
+  return n;
+}
+
+UnitPacking pack_units(const topology::Topology& t, const Surrogate& s) {
+  const auto pools = s.unit();
+  const int domain = static_cast<int>(t.xpus().size());
+  for (const auto& p : pools)
+    if (p.xpus < 1 || p.xpus > domain || p.replicas < 1)
+      throw_input("a replica of " + std::to_string(p.xpus) +
+                  " XPUs does not fit a scale-up domain of " + std::to_string(domain) + " XPUs");
+  UnitPacking out;
+  if (pools.size() == 1) {  // as many replicas as fit a domain
+    const int fit = static_cast<int>(topology::place(t, pools[0].xpus).replicas.size());
+    out.targets = {{fit}};
+    out.units_per_block = fit / pools[0].replicas;
+    return out;
+  }
+  // The fewest domains that hold one unit (a replica never spans domains here).
+  constexpr int kMostDomainsPerUnit = 16;
+  for (int block = 1; block <= kMostDomainsPerUnit; ++block) {
+    auto one = pack(t, pools, block, 1);
+    if (one.empty()) continue;
+    out.block = block;
+    out.units_per_block = 1;
+    out.targets = std::move(one);
+    // As many units as the block holds: each pool bounds them by its replicas per domain.
+    const int most = block * domain / s.unit_xpus();
+    for (int m = 2; m <= most; ++m) {
+      auto more = pack(t, pools, block, m);
+      if (more.empty()) break;
+      out.units_per_block = m;
+      out.targets = std::move(more);
+    }
+    return out;
+  }
+  throw_input("a serving group of " + std::to_string(s.unit_xpus()) + " XPUs does not fit " +
+              std::to_string(kMostDomainsPerUnit) + " scale-up domains of " +
+              std::to_string(domain) + " XPUs");
+}
+
+int units_placed(const topology::Topology& t, const Surrogate& s, int domains) {
+  const UnitPacking k = pack_units(t, s);
+  const auto pools = s.unit();
+  int units = std::numeric_limits<int>::max();
+  for (std::size_t p = 0; p < pools.size(); ++p) {
+    long replicas = 0;
+    for (int d = 0; d < domains; ++d) replicas += k.of_domain(d)[p];
+    units = std::min(units, static_cast<int>(replicas / pools[p].replicas));
+  }
+  return units;
+}
 
 Surrogate::Point latency_at(const Surrogate& s, double tps) {
   if (s.curve.empty()) return {tps, 0, 0};
@@ -623,11 +771,6 @@ std::vector<PartId> units_of(const topology::Topology& t, PartClass c) {
 EngineOutcome run_engine(const EngineInput& in) {
   if (in.domain == nullptr) throw_input("no domain topology to rehearse");
   if (in.classes.size() != kClasses) throw_input("every part class needs a failure process");
-  if (in.serving && (in.surrogate.replica_xpus < 1 ||
-                     in.surrogate.replica_xpus > static_cast<int>(in.domain->xpus().size())))
-    throw_input("a replica of " + std::to_string(in.surrogate.replica_xpus) +
-                     " XPUs does not fit a scale-up domain of " +
-                     std::to_string(in.domain->xpus().size()) + " XPUs");
   if (!(in.horizon.value() > 0) || !(in.sample_every.value() > 0))
     throw_input("the horizon and the sample step must be positive");
   return Engine(in).run();

@@ -34,20 +34,56 @@
 
 namespace racktwin::rehearse {
 
-// Per-replica serving figures at the rehearsal's workload, from the simulation.
+// Serving figures per unit at the rehearsal's workload, from the simulation. The unit is one
+// replica of `replica_xpus` XPUs, or with `pools` one serving group of a disaggregated point: each
+// pool's replicas (its prefill replicas and its decode replicas, of their own sizes). A group
+// serves only with all of its pools: the site's units up are the fewest that any pool's replicas
+// in service make whole (a failed decode replica costs its group; a failed prefill replica of
+// three costs a third of one).
 struct Surrogate {
+  struct Pool {
+    int xpus = 8;      // per replica
+    int replicas = 1;  // per unit
+  };
   int replica_xpus = 8;
-  double tps_at_target = 0;   // total tok/s per replica at the service target
-  double tps_saturated = 0;   // the most tok/s per replica the sweep reaches (>= tps_at_target)
-  // Latency by load: points (tok/s per replica, TTFT p99 s, TPOT p99 s), throughput increasing.
+  std::vector<Pool> pools;    // empty: one replica of replica_xpus per unit
+  double tps_at_target = 0;   // total tok/s per unit at the service target
+  double tps_saturated = 0;   // the most tok/s per unit the sweep reaches (>= tps_at_target)
+  // Latency by load: points (tok/s per unit, TTFT p99 s, TPOT p99 s), throughput increasing.
   struct Point {
     double tps = 0, ttft_p99_s = 0, tpot_p99_s = 0;
   };
   std::vector<Point> curve;
+
+  std::vector<Pool> unit() const;  // `pools`, or the one replica
+  int unit_xpus() const;
+  int unit_replicas() const;
+  bool grouped() const { return pools.size() > 1; }
 };
 
-// Latency at a per-replica load, interpolated on the curve (held flat beyond its ends).
-Surrogate::Point latency_at(const Surrogate& s, double tps_per_replica);
+// Latency at a load per unit, interpolated on the curve (held flat beyond its ends).
+Surrogate::Point latency_at(const Surrogate& s, double tps_per_unit);
+
+// How a site's domains hold units: `block` consecutive domains (one when a unit fits a domain)
+// hold `units_per_block` units, the replicas of each pool packed first fit in pool order (the
+// prefill pool first, as the simulation deploys a point: sim::deploy); targets[j][p] is the
+// replicas of pool p that the j-th domain of a block holds. A domain re-forms its replicas on its
+// survivors in the same order, up to its targets.
+struct UnitPacking {
+  int block = 1;
+  int units_per_block = 0;
+  std::vector<std::vector<int>> targets;
+  const std::vector<int>& of_domain(int d) const {
+    return targets[static_cast<std::size_t>(d % block)];
+  }
+};
+
+// Throws InputError when a replica of a pool does not fit a domain, or a unit cannot be packed
+// on a few domains.
+UnitPacking pack_units(const topology::Topology& domain, const Surrogate& s);
+
+// Units placed on `domains` healthy domains.
+int units_placed(const topology::Topology& domain, const Surrogate& s, int domains);
 
 struct EngineInput {
   const topology::Topology* domain = nullptr;  // one scale-up domain of the system
@@ -57,7 +93,7 @@ struct EngineInput {
   std::uint64_t seed = 1;
   std::vector<FailureClass> classes;  // in kAllPartClasses order
   RepairModel repair;
-  // Serving (replica_xpus > 0): replicas of this size, and the load in replicas at the target.
+  // Serving: the units (Surrogate) and the load in units at the target.
   Surrogate surrogate;
   double offered_replicas = 0;
   bool serving = true;
@@ -71,7 +107,8 @@ struct FailureEvent {
   std::string part;  // the unit that failed, e.g. "rack3/vindaloo5/xpu2"
   PartClass cls = PartClass::xpu;
   int xpus_out = 0;      // XPUs the failure took out of service (lost or cut off)
-  int replicas_hit = 0;  // serving: replicas that went down with it; jobs: jobs interrupted
+  int replicas_hit = 0;  // serving: replicas (of any pool) that went down with it; jobs: jobs
+                         // interrupted
   double recovered_s = -1;  // time from the failure to the capacity it took serving again; -1: not
                             // within the horizon
   double waited_spare_s = 0, waited_technician_s = 0;  // of a swap, before the technician began
@@ -103,6 +140,8 @@ struct JobTally {
   double mttf_s = 0;     // running_s / interruptions (0 when none)
 };
 
+// Serving counts (replicas_total, replicas up, offered, time at replicas, samples) are in units:
+// replicas, or a disaggregated point's groups (Surrogate).
 struct EngineOutcome {
   int replicas_total = 0;  // placed on the whole deployment with nothing failed
   int xpus_total = 0;

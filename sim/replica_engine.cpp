@@ -253,7 +253,6 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   breakdown_.clear();
   chunks_.clear();
   if (!busy()) return boundaries_;
-  stats_.plans += 1;
 
   // Room for one more KV entry per decoding sequence: evict cached blocks first, then preempt the
   // newest sequence if even that is not enough.
@@ -292,6 +291,7 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   const perf::IterationShape prefill = plan_prefill(preempted);
   // Prompts' KV held for a decode replica fills the cache: nothing runs until one leaves.
   if (chunks_.empty() && running_.empty() && !held_.empty()) return boundaries_;
+  stats_.plans += 1;  // a plan that runs something (or cannot: the errors below)
   if (chunks_.empty() && running_.empty() && waiting_.front()->kv_arrived)
     throw std::runtime_error("decode replica cannot make progress: a transferred request's " +
                              std::to_string(waiting_.front()->target) +

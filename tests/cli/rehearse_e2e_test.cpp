@@ -215,20 +215,44 @@ TEST_F(Rehearse, Replay_ADisaggregatedPoint_ReplaysWholeServingGroups) {
   EXPECT_EQ(j["without"]["requests"], j["with"]["requests"]);
 }
 
-// The rehearsal counts a site in replicas of one size: a serving point whose prefill pool runs a
-// layout of its own (tp2 prefill beside a tp4 decode replica) is refused, with the way out.
-TEST_F(Rehearse, PrefillPoolOfItsOwnLayout_IsRefusedWithTheReason) {
+// A serving point whose prefill pool runs a layout of its own (one tp2 prefill replica beside one
+// tp4 decode replica on GB300 NVL72) is rehearsed in groups of 6 XPUs: 12 to a 72-GPU domain,
+// both pools packed on it, and its worst failure replays on whole groups of both layouts.
+TEST_F(Rehearse, PrefillPoolOfItsOwnLayout_CountsGroupsOfBothPools) {
   std::string sweep = kSweep;
   sweep.replace(sweep.find("jalapeno-a0"), 11, "gb300-nvl72");
   sweep.replace(sweep.find("{tp: 8}]}"), 9, "{tp: 4}]}\nserving: [1p1d/tp2]");
   write("sweep.yaml", sweep);
   std::string site = kReplaySite;
   site.replace(site.find("jalapeno-a0"), 11, "gb300-nvl72");
-  const auto r = run("rehearse " + write("site.yaml", site) + " --quiet --db " +
-                     (dir / "own.db").string());
-  EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.err.find("tp4 1p1d/tp2"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("replicas of one size"), std::string::npos) << r.err;
+  const auto file = write("site.yaml", site);
+  const auto db = (dir / "own.db").string();
+  const auto text = run("rehearse " + file + " --quiet --db " + db);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("tp4 1p1d/tp2"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("6 XPUs per group (1 prefill replica of 2 XPUs and 1 decode replica of 4)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("fewest groups up"), std::string::npos) << text.out;
+  const auto r = run("rehearse " + file + " --json --quiet --replay worst --db " + db);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& unit = j["serving"]["surrogate"]["unit"];
+  EXPECT_EQ(unit["kind"], "group");
+  EXPECT_EQ(unit["xpus"], 6);
+  ASSERT_EQ(unit["pools"].size(), 2u);
+  EXPECT_EQ(unit["pools"][0]["xpus"], 2);
+  EXPECT_EQ(unit["pools"][1]["xpus"], 4);
+  EXPECT_EQ(j["serving"]["replicas_total"], 2 * 12);
+  EXPECT_LE(j["serving"]["min_replicas_up"].get<double>(), 2 * 12);
+  const auto& p = j["replay"];
+  const int replicas = p["slice"]["replicas"].get<int>();
+  EXPECT_GE(replicas, 16);
+  EXPECT_EQ(replicas % 2, 0) << "whole groups of a prefill and a decode replica";
+  EXPECT_GE(p["slice"]["replicas_down"].get<int>(), 1);
+  EXPECT_EQ(p["with"]["error"], "");
+  EXPECT_GT(p["with"]["replica_down_s"].get<double>(), 0.0);
+  EXPECT_EQ(p["with"]["requests"], p["without"]["requests"]);
 }
 
 }  // namespace

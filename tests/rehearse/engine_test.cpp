@@ -198,6 +198,54 @@ TEST_F(Engine, ReplicaLargerThanADomain_IsAnInputError) {
   EXPECT_THROW(rehearse::run_engine(in), InputError);
 }
 
+// A disaggregated point's groups: 3 prefill replicas of 2 XPUs and 1 decode replica of 8 (14
+// XPUs). On a 2,048-XPU Jalapeno domain of 256 trays of 8, m groups take 3m / 4 trays of
+// prefill replicas and then m whole trays for the decode replicas: 146 groups fit (109.5 + 146
+// trays), 147 do not.
+TEST_F(Engine, Groups_PackedFirstFit_OnOneDomainOrABlockOfServers) {
+  rehearse::Surrogate s;
+  s.pools = {{2, 3}, {8, 1}};
+  EXPECT_EQ(s.unit_xpus(), 14);
+  EXPECT_EQ(s.unit_replicas(), 4);
+  const auto k = rehearse::pack_units(jalapeno, s);
+  EXPECT_EQ(k.block, 1);
+  EXPECT_EQ(k.units_per_block, 146);
+  EXPECT_EQ(k.targets[0], (std::vector<int>{438, 146}));
+  EXPECT_EQ(rehearse::units_placed(jalapeno, s, 3), 3 * 146);
+  // An 8-GPU server holds the decode replica or the three prefill replicas, not both: a group
+  // takes two servers, and five servers hold two whole groups (servers 0, 2, 4 prefill; 1, 3
+  // decode).
+  const auto hgx = topology::build(shipped_system("b300-hgx"), 1);
+  const auto two = rehearse::pack_units(hgx, s);
+  EXPECT_EQ(two.block, 2);
+  EXPECT_EQ(two.units_per_block, 1);
+  EXPECT_EQ(rehearse::units_placed(hgx, s, 5), 2);
+  s.pools = {{2, 3}, {16, 1}};  // a decode replica wider than a server is not placed
+  EXPECT_THROW(rehearse::pack_units(hgx, s), InputError);
+}
+
+// A group serves only with both pools: a feed takes a rack of 16 trays, of prefill replicas (64,
+// 21 groups' worth), of decode replicas (16 groups') or of both; the survivors re-form on the 240
+// trays left, where 130 groups fit. Counts are of groups throughout.
+TEST_F(Engine, Groups_AFailedPoolCostsWholeGroups) {
+  auto in = serving(1, 200);
+  in.surrogate.pools = {{2, 3}, {8, 1}};
+  in.offered_replicas = 140;
+  only(in, PartClass::power_feed, 1e-3);
+  in.repair.technicians = 0;  // the first feed repair comes after the facility's repair time
+  const auto o = rehearse::run_engine(in);
+  ASSERT_FALSE(o.events.empty());
+  EXPECT_EQ(o.replicas_total, 146);
+  const auto& first = o.events.front();
+  EXPECT_GE(first.replicas_hit, 16);
+  EXPECT_LE(first.replicas_hit, 64);
+  EXPECT_LE(o.min_replicas_up, 130);
+  EXPECT_GE(o.min_replicas_up, 0);
+  EXPECT_LT(o.attainment, 1.0);
+  EXPECT_NEAR(o.tokens_served + o.tokens_lost, o.tokens_offered, 1e-6 * o.tokens_offered);
+  for (const auto& smp : o.samples) EXPECT_LE(smp.replicas_up, 146 + 1e-9);
+}
+
 TEST_F(Engine, LatencyAtLoad_InterpolatesOnTheCurve) {
   rehearse::Surrogate s;
   s.curve = {{100, 1.0, 0.010}, {200, 3.0, 0.030}};

@@ -260,6 +260,10 @@ TEST(ReplicaEngine_Disaggregated, HeldKvOfWaitingPrompts_BlocksTheNextPrompt) {
   EXPECT_TRUE(prefill.busy());
   EXPECT_EQ(handed.size(), 2u);
   EXPECT_LE(prefill.kv_used(), capacity);
+  // A blocked plan runs nothing and is not counted.
+  const auto plans = prefill.stats().plans;
+  EXPECT_TRUE(prefill.plan(now).empty());
+  EXPECT_EQ(prefill.stats().plans, plans);
   EXPECT_TRUE(prefill.release_held(handed[0]));
   EXPECT_FALSE(prefill.release_held(handed[0]));
   EXPECT_FALSE(prefill.plan(now).empty());  // room again
