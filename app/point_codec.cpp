@@ -104,6 +104,7 @@ nlohmann::json spec_to_json(const sim::PointSpec& s) {
   j["router"] = static_cast<int>(s.router);
   j["replicas"] = s.replicas;
   j["prefill_replicas"] = s.prefill_replicas;
+  if (!s.placement.empty()) j["placement"] = s.placement;
   if (s.prefill_pool)
     j["prefill_pool"] = {{"layout", s.prefill_pool->layout},
                          {"memory", s.prefill_pool->memory},
@@ -182,6 +183,7 @@ std::expected<sim::PointSpec, std::string> spec_from_json(const nlohmann::json& 
     s.router = static_cast<RouterPolicy>(j.at("router").get<int>());
     j.at("replicas").get_to(s.replicas);
     j.at("prefill_replicas").get_to(s.prefill_replicas);
+    if (j.contains("placement")) j.at("placement").get_to(s.placement);
     if (j.contains("prefill_pool")) {
       const auto& pool = j.at("prefill_pool");
       s.prefill_pool.emplace();

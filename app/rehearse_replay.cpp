@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <boost/range/iterator_range.hpp>
 #include <regex>
 
+#include "rehearse/engine.hpp"
 #include "sim/deployment.hpp"
 #include "topology/topology.hpp"
 
@@ -60,27 +62,76 @@ int group_replicas(const sim::PointSpec& p) {
   return prefill > 0 ? prefill + p.replicas : 1;
 }
 
-// The slice: whole racks holding at least kMinSliceReplicas replicas and four times those the
-// failure took down, never more than the site; whole units (replicas or groups) of the point.
-void choose_slice(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutcome& r) {
+// Whole units (replicas or groups) the slice should hold: at least kMinSliceReplicas replicas
+// and four times those the failure took down.
+int wanted_units(const sim::PointSpec& p, const ReplayOutcome& r) {
   const int group = group_replicas(p);
   const int want = std::max({kMinSliceReplicas, 4 * r.failure.replicas_hit, group});
-  const int want_units = (want + group - 1) / group;
+  return (want + group - 1) / group;
+}
+
+// The slice of an aggregated point: whole racks holding the wanted replicas, never more than the
+// site; the failed part's rack becomes the slice's first.
+void choose_rack_slice(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutcome& r) {
+  const int want_units = wanted_units(p, r);
   const int per_rack = static_cast<int>(std::floor(o.replicas_per_rack));
   const int site_units = o.outcome.replicas_total;
   int units = 0;
   if (per_rack >= 1) {
     r.slice_racks = std::min(o.racks, (want_units + per_rack - 1) / per_rack);
     units = std::min(site_units, r.slice_racks * per_rack);
-  } else {  // a unit spans racks
+  } else if (o.replicas_per_rack > 0) {  // a replica spans racks
     r.slice_racks = std::min(
-        o.racks, static_cast<int>(std::ceil(want_units / std::max(o.replicas_per_rack, 1e-9) - 1e-9)));
+        o.racks, static_cast<int>(std::ceil(want_units / o.replicas_per_rack - 1e-9)));
     units = std::min(site_units,
                      static_cast<int>(std::floor(r.slice_racks * o.replicas_per_rack + 1e-9)));
   }
-  r.site_replicas = site_units * group;
-  r.slice_replicas = units * group;
+  r.site_replicas = site_units;
+  r.slice_replicas = units;
   r.slice_part = slice_name(r.failure.part);
+}
+
+// The slice of a disaggregated point: whole domains from the failed one on, each packed as the
+// rehearsal packs it (the failed domain's place in its block first, rehearse::pack_units), until
+// they hold the wanted groups; the last domains' counts trimmed to whole groups. The failed part
+// keeps its name: the slice's first domain is laid out as the failed one was.
+void choose_domain_slice(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutcome& r) {
+  const auto one = topology::build(*p.system, 1);
+  const auto packing = rehearse::pack_units(one, o.surrogate);
+  const auto pools = o.surrogate.unit();
+  const int want_units = wanted_units(p, r);
+  std::vector<int> sum(pools.size(), 0);
+  int units = 0;
+  for (int i = 0; i < o.rehearsal.domains && units < want_units; ++i) {
+    const auto& targets = packing.of_domain(r.failure.domain + i);
+    r.slice_placement.push_back(targets);
+    units = std::numeric_limits<int>::max();
+    for (std::size_t k = 0; k < pools.size(); ++k) {
+      sum[k] += targets[k];
+      units = std::min(units, sum[k] / pools[k].replicas);
+    }
+  }
+  for (std::size_t k = 0; k < pools.size(); ++k) {
+    int excess = sum[k] - units * pools[k].replicas;
+    for (auto d = r.slice_placement.rbegin(); d != r.slice_placement.rend() && excess > 0; ++d) {
+      const int take = std::min(excess, (*d)[k]);
+      (*d)[k] -= take;
+      excess -= take;
+    }
+  }
+  const int domains = static_cast<int>(r.slice_placement.size());
+  r.slice_racks = (domains * p.system->domain_xpus + p.system->xpus_per_rack() - 1) /
+                  p.system->xpus_per_rack();
+  r.site_replicas = o.outcome.replicas_total * group_replicas(p);
+  r.slice_replicas = units * group_replicas(p);
+  r.slice_part = r.failure.part;
+}
+
+void choose_slice(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutcome& r) {
+  if (o.surrogate.grouped())
+    choose_domain_slice(o, p, r);
+  else
+    choose_rack_slice(o, p, r);
 }
 
 // The arrivals: the site's offered load per unit on the slice's units, as a Poisson rate, for the
@@ -97,23 +148,22 @@ void choose_load(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutco
   if (rec >= 0 && rec < r.window_s) r.repair_s = rec;
 }
 
-// The slice's deployment: its replicas, or its groups' prefill replicas then decode replicas.
-std::expected<sim::Deployment, std::string> deploy_slice(const sim::PointSpec& p, int units) {
-  const int prefill = p.prefill_replicas.value_or(0);
-  if (prefill == 0) return sim::deploy(*p.system, p.layout.xpus(), units);
+// The slice's deployment: its replicas on as few domains as hold them, or a disaggregated point's
+// pools domain by domain as the slice's placement says.
+std::expected<sim::Deployment, std::string> deploy_slice(const sim::PointSpec& p,
+                                                         const ReplayOutcome& r) {
+  if (r.slice_placement.empty()) return sim::deploy(*p.system, p.layout.xpus(), r.slice_replicas);
   const int prefill_xpus = p.prefill_pool ? p.prefill_pool->layout.xpus() : p.layout.xpus();
   sim::TopologyCache cache;
-  return sim::deploy(*p.system,
-                     {sim::ReplicaGroup{prefill_xpus, prefill * units},
-                      sim::ReplicaGroup{p.layout.xpus(), p.replicas * units}},
-                     cache);
+  return sim::deploy_in_domains(cache.get(*p.system, static_cast<int>(r.slice_placement.size())),
+                                {prefill_xpus, p.layout.xpus()}, r.slice_placement);
 }
 
 std::expected<FailureSpec, std::string> slice_failure(const sim::PointSpec& p,
                                                            ReplayOutcome& r) {
   const int group = group_replicas(p);
   const int units = r.slice_replicas / group;
-  auto d = deploy_slice(p, units);
+  auto d = deploy_slice(p, r);
   if (!d) return std::unexpected("the replay's slice cannot be placed: " + d.error());
   const auto n = number_part(*d->topology, r.slice_part);
   if (!n)
@@ -123,7 +173,7 @@ std::expected<FailureSpec, std::string> slice_failure(const sim::PointSpec& p,
   auto impact = sim::failure_impact(*d, n->kind, n->index);
   if (!impact) return std::unexpected(impact.error());
   // Units left: the fewest either pool's survivors make whole (one pool of replicas when the
-  // point is aggregated; the prefill pool is deployed first).
+  // point is aggregated; the sites list the prefill pool first).
   const int prefill = p.prefill_replicas.value_or(0) * units;
   int prefill_down = 0, decode_down = 0;
   for (std::size_t k = 0; k < impact->size(); ++k) {
@@ -243,6 +293,7 @@ std::expected<ReplayOutcome, std::string> replay_failure(const Catalog& cat,
   without.workload.requests = r.requests;
   without.workload.warmup_requests = static_cast<int>(std::ceil(r.rate_req_s * kWarmupSeconds));
   without.failures.clear();
+  without.placement = r.slice_placement;
   without.seed = sim::stream_seed(o.seed, "replay/" + std::to_string(r.event + 1));
   sim::PointSpec with = without;
   with.failures = {*failure};

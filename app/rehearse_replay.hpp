@@ -47,6 +47,9 @@ struct ReplayOutcome {
   std::size_t event = 0;  // index into the rehearsal's events
   rehearse::FailureEvent failure;
   std::string slice_part;  // the failed part as named in the slice
+  // A disaggregated point's slice: replicas of each pool (prefill, decode) per domain, the failed
+  // domain's layout first (sim::PointSpec::placement); empty for whole racks of an aggregated one.
+  std::vector<std::vector<int>> slice_placement;
   int slice_racks = 0, slice_replicas = 0, site_replicas = 0;
   int replicas_down = 0;  // in the slice (topology::assess on the slice's deployment)
   int units_left = 0;     // the slice's units (replicas or groups) the survivors make whole

@@ -103,22 +103,6 @@ struct Domain {
   int capacity(std::size_t p) const { return std::max(0, placed[p] - pending[p] - restarting[p]); }
 };
 
-// The replicas of `xpus` XPUs that fit the in-service XPUs of `im` not yet `taken`, at most `most`;
-// marks the XPUs of those it returns as taken.
-std::vector<topology::Replica> take_replicas(const topology::Topology& t, const topology::Impact* im,
-                                             std::vector<char>& taken, int xpus, int most) {
-  topology::Impact free;
-  free.state.assign(t.xpus().size(), topology::Effect::none);
-  for (std::size_t x = 0; x < free.state.size(); ++x)
-    if (taken[x] || (im != nullptr && !im->in_service(static_cast<int>(x))))
-      free.state[x] = topology::Effect::lost;
-  auto placed = topology::place(t, xpus, &free).replicas;
-  if (static_cast<int>(placed.size()) > most) placed.resize(static_cast<std::size_t>(most));
-  for (const auto& r : placed)
-    for (PartId x : r.xpus) taken[static_cast<std::size_t>(t.ordinal(x))] = 1;
-  return placed;
-}
-
 // Replicas of each pool on `block` healthy domains for `units` units, first fit; empty when they
 // do not fit.
 std::vector<std::vector<int>> pack(const topology::Topology& t,
@@ -130,7 +114,7 @@ std::vector<std::vector<int>> pack(const topology::Topology& t,
   for (std::size_t p = 0; p < pools.size(); ++p) {
     int need = units * pools[p].replicas;
     for (int j = 0; j < block && need > 0; ++j) {
-      const auto got = take_replicas(t, nullptr, taken[static_cast<std::size_t>(j)], pools[p].xpus, need);
+      const auto got = topology::place_free(t, pools[p].xpus, need, taken[static_cast<std::size_t>(j)]);
       targets[static_cast<std::size_t>(j)][p] = static_cast<int>(got.size());
       need -= static_cast<int>(got.size());
     }
@@ -252,21 +236,47 @@ class Engine {
 
   // ---- placement and capacity
 
-  // Each pool's replicas on the domain's in-service XPUs, in pool order (the prefill pool first, as
-  // the simulation deploys a point), up to the domain's targets.
+  // Each pool's replicas on the domain's in-service XPUs, in pool order (the prefill pool first),
+  // up to the domain's targets. With pools of a domain's own groups, the most whole groups its
+  // survivors hold come first, then each pool up to its target on what they leave.
   void place(Domain& d, int index) {
     const auto& targets = packing_.of_domain(index);
     d.replica_of.assign(t_.xpus().size(), -1);
     d.pool_of.clear();
+    std::fill(d.placed.begin(), d.placed.end(), 0);
+    std::vector<char> taken(t_.xpus().size(), 0);
+    if (pools_.size() > 1 && packing_.block == 1) {
+      int m = packing_.units_per_block;
+      while (m > 0 && !holds(d, m)) --m;
+      std::vector<int> whole(pools_.size());
+      for (std::size_t p = 0; p < pools_.size(); ++p) whole[p] = m * pools_[p].replicas;
+      place_pools(d, whole, taken);
+    }
+    place_pools(d, targets, taken);
+  }
+
+  // Whether the domain's survivors hold `m` whole groups.
+  bool holds(const Domain& d, int m) const {
     std::vector<char> taken(t_.xpus().size(), 0);
     for (std::size_t p = 0; p < pools_.size(); ++p) {
-      const auto got = take_replicas(t_, &d.impact, taken, pools_[p].xpus, targets[p]);
+      const int need = m * pools_[p].replicas;
+      if (static_cast<int>(topology::place_free(t_, pools_[p].xpus, need, taken, &d.impact).size()) < need)
+        return false;
+    }
+    return true;
+  }
+
+  // Each pool's replicas up to `upto` (placed ones included) on the XPUs not `taken`.
+  void place_pools(Domain& d, const std::vector<int>& upto, std::vector<char>& taken) {
+    for (std::size_t p = 0; p < pools_.size(); ++p) {
+      const auto got =
+          topology::place_free(t_, pools_[p].xpus, upto[p] - d.placed[p], taken, &d.impact);
       for (const auto& r : got) {
         for (PartId x : r.xpus)
           d.replica_of[static_cast<std::size_t>(t_.ordinal(x))] = static_cast<int>(d.pool_of.size());
         d.pool_of.push_back(static_cast<int>(p));
       }
-      d.placed[p] = static_cast<int>(got.size());
+      d.placed[p] += static_cast<int>(got.size());
     }
   }
 

@@ -38,15 +38,15 @@ namespace racktwin::rehearse {
 // replica of `replica_xpus` XPUs, or with `pools` one serving group of a disaggregated point: each
 // pool's replicas (its prefill replicas and its decode replicas, of their own sizes). A group
 // serves only with all of its pools: the site's units up are the fewest that any pool's replicas
-// in service make whole (a failed decode replica costs its group; a failed prefill replica of
-// three costs a third of one).
+// in service make whole (with no spare replica in either pool, a failed replica of either costs a
+// group until the survivors re-form).
 struct Surrogate {
   struct Pool {
     int xpus = 8;      // per replica
     int replicas = 1;  // per unit
   };
   int replica_xpus = 8;
-  std::vector<Pool> pools;    // empty: one replica of replica_xpus per unit
+  std::vector<Pool> pools;    // empty: one replica of replica_xpus per unit; else prefill, decode
   double tps_at_target = 0;   // total tok/s per unit at the service target
   double tps_saturated = 0;   // the most tok/s per unit the sweep reaches (>= tps_at_target)
   // Latency by load: points (tok/s per unit, TTFT p99 s, TPOT p99 s), throughput increasing.
@@ -66,9 +66,12 @@ Surrogate::Point latency_at(const Surrogate& s, double tps_per_unit);
 
 // How a site's domains hold units: `block` consecutive domains (one when a unit fits a domain)
 // hold `units_per_block` units, the replicas of each pool packed first fit in pool order (the
-// prefill pool first, as the simulation deploys a point: sim::deploy); targets[j][p] is the
-// replicas of pool p that the j-th domain of a block holds. A domain re-forms its replicas on its
-// survivors in the same order, up to its targets.
+// prefill pool first), each on the XPUs the ones before it left (topology::place_free);
+// targets[j][p] is the replicas of pool p that the j-th domain of a block holds. Domains past the
+// last whole block take the first targets of a block: their replicas join the site's pools (a
+// prefill replica in one domain feeds a decode replica in another over the scale-out network). A
+// domain re-forms on its survivors the most whole groups they hold, then each pool up to its
+// targets. A replay deploys its slice the same way (sim::deploy_in_domains).
 struct UnitPacking {
   int block = 1;
   int units_per_block = 0;

@@ -63,18 +63,67 @@ std::expected<Deployment, std::string> deploy(std::shared_ptr<const topology::To
   return deploy(std::move(shared), std::vector<ReplicaGroup>{{replica_xpus, replicas}});
 }
 
+namespace {
+
+// The deployment of replicas placed on these XPUs (sites in this order).
+Deployment deployment_of(std::shared_ptr<const topology::Topology> shared,
+                         const std::vector<std::vector<PartId>>& placed, int replica_xpus);
+
+}  // namespace
+
 std::expected<Deployment, std::string> deploy(std::shared_ptr<const topology::Topology> shared,
                                               const std::vector<ReplicaGroup>& groups) {
+  auto placed = place_groups(*shared, groups);
+  if (!placed) return std::unexpected(placed.error());
+  return deployment_of(std::move(shared), *placed, groups.back().xpus);
+}
+
+std::expected<Deployment, std::string> deploy_in_domains(
+    std::shared_ptr<const topology::Topology> shared, const std::vector<int>& pool_xpus,
+    const std::vector<std::vector<int>>& per_domain) {
+  const topology::Topology& t = *shared;
+  if (per_domain.size() != static_cast<std::size_t>(t.domains()))
+    return std::unexpected("a replica count per domain is needed for each of the " +
+                           std::to_string(t.domains()) + " domains");
+  std::vector<std::vector<std::vector<PartId>>> by_pool(pool_xpus.size());
+  try {
+    for (int dom = 0; dom < t.domains(); ++dom) {
+      std::vector<char> taken(t.xpus().size(), 0);
+      for (PartId x : t.xpus())
+        if (t.part(x).domain != dom) taken[static_cast<std::size_t>(t.ordinal(x))] = 1;
+      const auto& want = per_domain[static_cast<std::size_t>(dom)];
+      for (std::size_t p = 0; p < pool_xpus.size(); ++p) {
+        const auto got = topology::place_free(t, pool_xpus[p], want[p], taken);
+        if (static_cast<int>(got.size()) < want[p])
+          return std::unexpected("domain " + std::to_string(dom) + " of " + t.system().id +
+                                 " holds " + std::to_string(got.size()) + " replicas of " +
+                                 std::to_string(pool_xpus[p]) + " XPUs beside the ones before " +
+                                 "them, not " + std::to_string(want[p]));
+        for (const auto& r : got) by_pool[p].push_back(r.xpus);
+      }
+    }
+  } catch (const InputError& e) {
+    return std::unexpected(std::string(e.what()));
+  }
+  std::vector<std::vector<PartId>> placed;
+  for (auto& pool : by_pool) placed.insert(placed.end(), pool.begin(), pool.end());
+  if (placed.empty()) return std::unexpected(std::string("a deployment needs at least one replica"));
+  return deployment_of(std::move(shared), placed, pool_xpus.back());
+}
+
+namespace {
+
+Deployment deployment_of(std::shared_ptr<const topology::Topology> shared,
+                         const std::vector<std::vector<PartId>>& placed_xpus, int replica_xpus) {
   const topology::Topology& t = *shared;
   const System& s = t.system();
-  auto placed = place_groups(t, groups);
-  if (!placed) return std::unexpected(placed.error());
+  const auto* placed = &placed_xpus;
   const int replicas = static_cast<int>(placed->size());
   const auto& g = t.graph();
   Deployment d;
   d.topology = shared;
   d.domains = t.domains();
-  d.replica_xpus = groups.back().xpus;
+  d.replica_xpus = replica_xpus;
   if (!s.scale_up.empty()) {
     d.rack_latency_s = s.scale_up.front().latency.value();
     d.domain_latency_s = s.scale_up.back().latency.value();
@@ -141,6 +190,8 @@ std::expected<Deployment, std::string> deploy(std::shared_ptr<const topology::To
   }
   return d;
 }
+
+}  // namespace
 
 std::shared_ptr<const topology::Topology> TopologyCache::get(const System& system, int domains) {
   auto& t = built_[{&system, domains}];

@@ -88,6 +88,14 @@ std::expected<Deployment, std::string> deploy(const System& system,
 std::expected<Deployment, std::string> deploy(std::shared_ptr<const topology::Topology> t,
                                               const std::vector<ReplicaGroup>& groups);
 
+// Pools placed domain by domain: in each domain of `t`, per_domain[d][p] replicas of pool p's
+// size (pool_xpus[p]), the pools in order, each on the XPUs the ones before it left
+// (topology::place_free); sites pool by pool (every replica of pool 0 first), domains in order
+// within a pool. What a site rehearsal packs on each domain (rehearse::pack_units).
+std::expected<Deployment, std::string> deploy_in_domains(
+    std::shared_ptr<const topology::Topology> t, const std::vector<int>& pool_xpus,
+    const std::vector<std::vector<int>>& per_domain);
+
 // What a failed part does to each replica, from topology::assess: a replica with a lost or
 // cut-off XPU is down; otherwise it keeps the smallest scale-up fraction of its XPUs.
 struct ReplicaImpact {

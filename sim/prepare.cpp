@@ -68,6 +68,28 @@ void make_requests(Point& p) {
   }
 }
 
+// A point's replicas domain by domain as its `placement` says; its counts must make the point's
+// replicas of each pool.
+std::expected<Deployment, std::string> placed_in_domains(const PointSpec& s, TopologyCache& cache) {
+  const int prefill = s.prefill_replicas.value_or(0);
+  std::vector<int> pool_xpus{s.layout.xpus()}, want{s.replicas + prefill};
+  if (prefill > 0) {
+    pool_xpus = {s.prefill_pool ? s.prefill_pool->layout.xpus() : s.layout.xpus(), s.layout.xpus()};
+    want = {prefill, s.replicas};
+  }
+  std::vector<int> sum(pool_xpus.size(), 0);
+  for (const auto& d : s.placement) {
+    if (d.size() != pool_xpus.size())
+      return std::unexpected("the placement gives " + std::to_string(d.size()) +
+                             " pools per domain, the point has " + std::to_string(pool_xpus.size()));
+    for (std::size_t p = 0; p < d.size(); ++p) sum[p] += d[p];
+  }
+  if (sum != want)
+    return std::unexpected("the placement's replicas per pool do not make the point's replicas");
+  return deploy_in_domains(cache.get(*s.system, static_cast<int>(s.placement.size())), pool_xpus,
+                           s.placement);
+}
+
 // Where the replicas run: placed on the system's topology (one deployment per shape, shared by
 // the points of that shape), and the sizes that follow from it. Fails when they cannot be placed.
 std::expected<void, std::string> place(Point& p, Deployments& deployments, PointResult& result) {
@@ -78,10 +100,14 @@ std::expected<void, std::string> place(Point& p, Deployments& deployments, Point
   if (s.prefill_pool)
     groups = {{s.prefill_pool->layout.xpus(), *s.prefill_replicas}, {s.layout.xpus(), s.replicas}};
   const int own = s.prefill_pool ? s.prefill_pool->layout.xpus() : 0;
-  auto& placed = deployments.placed[{s.system->id, s.layout.xpus(), total, own,
-                                     s.prefill_pool ? *s.prefill_replicas : 0}];
+  std::shared_ptr<const Deployment> given;
+  auto& placed = s.placement.empty()
+                     ? deployments.placed[{s.system->id, s.layout.xpus(), total, own,
+                                           s.prefill_pool ? *s.prefill_replicas : 0}]
+                     : given;
   if (!placed) {
-    auto d = deploy(*s.system, groups, deployments.topologies);
+    auto d = s.placement.empty() ? deploy(*s.system, groups, deployments.topologies)
+                                 : placed_in_domains(s, deployments.topologies);
     if (!d) return std::unexpected(d.error());
     placed = std::make_shared<const Deployment>(std::move(*d));
   }

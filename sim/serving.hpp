@@ -96,6 +96,10 @@ struct PointSpec {
   std::optional<PrefillPool> prefill_pool;
   double host_offload = 0;  // share of each host DRAM pool holding KV evicted from HBM; 0 = none
   std::vector<FailureSpec> failures;  // parts that fail during the run
+  // Where the replicas run, domain by domain: placement[d][p] replicas of pool p (prefill then
+  // decode; one pool when aggregated) in domain d (sim::deploy_in_domains), as a site rehearsal
+  // packs them; empty: on as few domains as hold them (sim::deploy).
+  std::vector<std::vector<int>> placement;
   std::uint64_t seed = 1;
   perf::Efficiency efficiency;
   perf::MemoryParams memory;

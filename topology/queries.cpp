@@ -454,4 +454,19 @@ Placement place(const Topology& t, int replica_xpus, const Impact* failures) {
   return out;
 }
 
+std::vector<Replica> place_free(const Topology& t, int replica_xpus, int most,
+                                std::vector<char>& taken, const Impact* failures) {
+  if (most <= 0) return {};
+  Impact free;
+  free.state.assign(t.xpus().size(), Effect::none);
+  for (std::size_t x = 0; x < free.state.size(); ++x)
+    if (taken[x] != 0 || (failures != nullptr && !failures->in_service(static_cast<int>(x))))
+      free.state[x] = Effect::lost;
+  auto placed = place(t, replica_xpus, &free).replicas;
+  if (static_cast<int>(placed.size()) > most) placed.resize(static_cast<std::size_t>(std::max(0, most)));
+  for (const auto& r : placed)
+    for (PartId x : r.xpus) taken[static_cast<std::size_t>(t.ordinal(x))] = 1;
+  return placed;
+}
+
 }  // namespace racktwin::topology

@@ -120,4 +120,11 @@ struct Placement {
 // scale-up domain without being a multiple of it.
 Placement place(const Topology& t, int replica_xpus, const Impact* failures = nullptr);
 
+// At most `most` replicas of `replica_xpus` XPUs packed as place() packs them on the in-service
+// XPUs (of `failures`) not yet `taken` (by XPU ordinal); marks the XPUs of those it returns as
+// taken. Pools of several replica sizes are placed one after the other this way, each on the XPUs
+// the ones before it left.
+std::vector<Replica> place_free(const Topology& t, int replica_xpus, int most,
+                                std::vector<char>& taken, const Impact* failures = nullptr);
+
 }  // namespace racktwin::topology

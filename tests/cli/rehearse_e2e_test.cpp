@@ -249,6 +249,10 @@ TEST_F(Rehearse, PrefillPoolOfItsOwnLayout_CountsGroupsOfBothPools) {
   const int replicas = p["slice"]["replicas"].get<int>();
   EXPECT_GE(replicas, 16);
   EXPECT_EQ(replicas % 2, 0) << "whole groups of a prefill and a decode replica";
+  // The slice is whole domains packed as the site's: the failed part keeps its name and takes
+  // down what it took on the site.
+  EXPECT_EQ(p["slice"]["part"], p["part"]);
+  EXPECT_EQ(p["slice"]["replicas_down"], p["replicas_hit_in_domain"]);
   EXPECT_GE(p["slice"]["replicas_down"].get<int>(), 1);
   EXPECT_EQ(p["with"]["error"], "");
   EXPECT_GT(p["with"]["replica_down_s"].get<double>(), 0.0);
