@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   const double cold = seconds_since(t0);
   if (!first) {
     std::fprintf(stderr, "rehearsal failed: %s\n", first.error().message.c_str());
+    for (const auto& d : first.error().diagnostics) std::fprintf(stderr, "  %s\n", d.to_string().c_str());
     ::unlink(rq.db.c_str());
     return 1;
   }

@@ -47,6 +47,14 @@ std::string what_is_reached(const std::vector<sim::PointResult>& results, const 
   if (points == 0) {
     s << "the sweep has no successful point of " << system << " with " << w.model << " on workload "
       << w.workload;
+    // The first failed point of that system, model and workload says why.
+    for (const auto& r : results)
+      if (!r.error.empty() && r.spec.system != nullptr && r.spec.model != nullptr &&
+          r.spec.system->id == system && r.spec.model->id == w.model &&
+          r.spec.workload_id == w.workload) {
+        s << " (the first to fail, " << sim::configuration_label(r.spec) << ": " << r.error << ")";
+        break;
+      }
     return s.str();
   }
   s << "no point of " << system << " with " << w.model << " on " << w.workload

@@ -259,4 +259,17 @@ TEST_F(Rehearse, PrefillPoolOfItsOwnLayout_CountsGroupsOfBothPools) {
   EXPECT_EQ(p["with"]["requests"], p["without"]["requests"]);
 }
 
+// A sweep with no successful point says why its first point failed: here, disaggregated serving
+// on a stack without it.
+TEST_F(Rehearse, NoSuccessfulPoint_SaysWhyTheFirstFailed) {
+  std::string sweep = kSweep;
+  sweep.replace(sweep.find("{tp: 8}]}"), 9, "{tp: 8}]}\nserving: [1p1d]");
+  write("sweep.yaml", sweep);
+  const auto r = run("rehearse " + write("site.yaml", kReplaySite) + " --quiet --db " +
+                     (dir / "none.db").string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("the first to fail, tp8 1p1d: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("has no prefill/decode disaggregation"), std::string::npos) << r.err;
+}
+
 }  // namespace
