@@ -39,7 +39,7 @@ void unit_of(const sim::PointSpec& p, rehearse::Surrogate& s) {
   s.replica_xpus = p.layout.xpus();
   s.pools.clear();
   if (const int prefill = p.prefill_replicas.value_or(0); prefill > 0) {
-    const int prefill_xpus = p.prefill_pool ? p.prefill_pool->layout.xpus() : p.layout.xpus();
+    const int prefill_xpus = sim::prefill_replica_xpus(p);
     s.pools = {{prefill_xpus, prefill}, {p.layout.xpus(), p.replicas}};
   }
 }

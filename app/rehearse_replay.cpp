@@ -153,7 +153,7 @@ void choose_load(const RehearsalOutcome& o, const sim::PointSpec& p, ReplayOutco
 std::expected<sim::Deployment, std::string> deploy_slice(const sim::PointSpec& p,
                                                          const ReplayOutcome& r) {
   if (r.slice_placement.empty()) return sim::deploy(*p.system, p.layout.xpus(), r.slice_replicas);
-  const int prefill_xpus = p.prefill_pool ? p.prefill_pool->layout.xpus() : p.layout.xpus();
+  const int prefill_xpus = sim::prefill_replica_xpus(p);
   sim::TopologyCache cache;
   return sim::deploy_in_domains(cache.get(*p.system, static_cast<int>(r.slice_placement.size())),
                                 {prefill_xpus, p.layout.xpus()}, r.slice_placement);

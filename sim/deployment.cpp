@@ -114,11 +114,10 @@ std::expected<Deployment, std::string> deploy_in_domains(
 namespace {
 
 Deployment deployment_of(std::shared_ptr<const topology::Topology> shared,
-                         const std::vector<std::vector<PartId>>& placed_xpus, int replica_xpus) {
+                         const std::vector<std::vector<PartId>>& placed, int replica_xpus) {
   const topology::Topology& t = *shared;
   const System& s = t.system();
-  const auto* placed = &placed_xpus;
-  const int replicas = static_cast<int>(placed->size());
+  const int replicas = static_cast<int>(placed.size());
   const auto& g = t.graph();
   Deployment d;
   d.topology = shared;
@@ -136,7 +135,7 @@ Deployment deployment_of(std::shared_ptr<const topology::Topology> shared,
   std::vector<std::vector<int>> host_replicas;
   for (int k = 0; k < replicas; ++k) {
     Site site;
-    const auto& xs = (*placed)[static_cast<std::size_t>(k)];
+    const auto& xs = placed[static_cast<std::size_t>(k)];
     site.domain = g[xs.front()].domain;
     site.rack = g[xs.front()].rack;
     for (PartId x : xs) {

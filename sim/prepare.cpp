@@ -74,7 +74,7 @@ std::expected<Deployment, std::string> placed_in_domains(const PointSpec& s, Top
   const int prefill = s.prefill_replicas.value_or(0);
   std::vector<int> pool_xpus{s.layout.xpus()}, want{s.replicas + prefill};
   if (prefill > 0) {
-    pool_xpus = {s.prefill_pool ? s.prefill_pool->layout.xpus() : s.layout.xpus(), s.layout.xpus()};
+    pool_xpus = {prefill_replica_xpus(s), s.layout.xpus()};
     want = {prefill, s.replicas};
   }
   std::vector<int> sum(pool_xpus.size(), 0);

@@ -121,10 +121,15 @@ inline std::string configuration_label(const PointSpec& s) {
 }
 
 // XPUs of the point's replicas, both pools.
+// XPUs of one prefill replica: its own layout's, else the point's.
+inline int prefill_replica_xpus(const PointSpec& s) {
+  return s.prefill_pool ? s.prefill_pool->layout.xpus() : s.layout.xpus();
+}
+
 inline int point_xpus(const PointSpec& s) {
   const int prefill = s.prefill_replicas.value_or(0);
   return s.layout.xpus() * s.replicas +
-         (s.prefill_pool ? s.prefill_pool->layout.xpus() : s.layout.xpus()) * prefill;
+         prefill_replica_xpus(s) * prefill;
 }
 
 // Summary statistics of one latency distribution, in seconds.
