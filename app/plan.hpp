@@ -120,7 +120,7 @@ std::vector<plan::UnitModel> fleet_units(const PlanOutcome& o, const std::string
 const plan::Rollout* fleet_rollout(const PlanOutcome& o, const std::string& fleet);
 
 // Writes the plan's charts into `dir` (created when missing); returns the files. The process needs
-// a QApplication (charts::ensure_offscreen_app).
+// a QApplication (charts::OffscreenApp).
 std::expected<std::vector<std::string>, std::string> render_plan_plots(
     const PlanOutcome& o, const std::string& dir, charts::Formats formats = {});
 

@@ -106,6 +106,9 @@ struct RehearsalOutcome {
   // The unit's XPUs and replicas, e.g. "2 XPUs per replica" or "14 XPUs per group (3 prefill
   // replicas of 2 XPUs and 1 decode replica of 8)".
   std::string unit_description() const;
+  // What the spares search found, as a sentence: "1 spare rack of the site's 16 (0.06 per domain)
+  // holds 99.9% attainment.", or that no spare capacity holds it.
+  std::string spare_sentence() const;
 };
 
 // The throughput-through-the-horizon chart and, for serving, the attainment chart.

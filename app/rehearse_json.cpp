@@ -288,6 +288,19 @@ std::string RehearsalOutcome::unit_description() const {
   return out + " (" + pool(s.pools[0], "prefill") + " XPUs and " + pool(s.pools[1], "decode") + ")";
 }
 
+std::string RehearsalOutcome::spare_sentence() const {
+  std::string goal = fixed(rehearsal.attainment_goal * 100, 2);
+  while (goal.back() == '0') goal.pop_back();
+  if (goal.back() == '.') goal.pop_back();
+  if (!spare_needed)
+    return "No spare capacity holds " + goal +
+           "% attainment: failures outlast it even with one rack serving.";
+  const int n = *spare_needed;
+  return std::to_string(n) + (n == 1 ? " spare rack" : " spare racks") + " of the site's " +
+         std::to_string(racks) + " (" + fixed(static_cast<double>(n) / rehearsal.domains, 2) +
+         " per domain) " + (n == 1 ? "holds " : "hold ") + goal + "% attainment.";
+}
+
 std::vector<std::vector<std::string>> RehearsalOutcome::summary_table() const {
   const auto& e = outcome;
   const double offered = e.tokens_offered > 0 ? e.tokens_offered : 1;

@@ -492,17 +492,32 @@ std::expected<Formats, std::string> parse_formats(const std::string& text) {
   return f;
 }
 
-void ensure_offscreen_app(std::function<void(const std::string&)> on_error) {
+namespace {
+
+std::function<void(const std::string&)>& qt_error_sink() {
   static std::function<void(const std::string&)> sink;
-  sink = std::move(on_error);
+  return sink;
+}
+
+}  // namespace
+
+OffscreenApp::OffscreenApp(std::function<void(const std::string&)> on_error) {
+  qt_error_sink() = std::move(on_error);
   qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
-    if ((type == QtCriticalMsg || type == QtFatalMsg) && sink) sink(msg.toStdString());
+    if ((type == QtCriticalMsg || type == QtFatalMsg) && qt_error_sink()) qt_error_sink()(msg.toStdString());
   });
+  if (QCoreApplication::instance()) return;
   static int argc = 1;
   static char arg0[] = "racktwin";
   static char* argv[] = {arg0, nullptr};
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-  static QApplication app(argc, argv);
+  app_ = std::make_unique<QApplication>(argc, argv);
+}
+
+OffscreenApp::~OffscreenApp() {
+  app_.reset();
+  qInstallMessageHandler(nullptr);
+  qt_error_sink() = nullptr;
 }
 
 

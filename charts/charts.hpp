@@ -25,6 +25,7 @@
 #include "db/store.hpp"
 
 QT_BEGIN_NAMESPACE
+class QApplication;
 class QChart;
 QT_END_NAMESPACE
 
@@ -109,10 +110,22 @@ inline constexpr QSize kDefaultSize{1200, 750};
 struct Formats {
   bool png = true, svg = true;
 };
-// The QApplication charts need, created once per process (offscreen unless QT_QPA_PLATFORM names
-// a platform). Qt's own notes are dropped; its errors go to `on_error`. For processes without a
-// GUI of their own (the CLI, tests); a GUI creates its own application instead.
-void ensure_offscreen_app(std::function<void(const std::string&)> on_error);
+// The QApplication charts need, for processes without a GUI of their own (the CLI, tests): offscreen
+// unless QT_QPA_PLATFORM names a platform. Qt's own notes are dropped; its errors go to `on_error`
+// while the object lives. It owns the application it creates and destroys it with itself, so the
+// application ends in the scope that made it, never among the process's static destructors (where
+// Qt's own statics may already be gone). Where a QApplication exists already it creates none.
+// A GUI creates its own application instead.
+class OffscreenApp {
+ public:
+  explicit OffscreenApp(std::function<void(const std::string&)> on_error);
+  ~OffscreenApp();
+  OffscreenApp(const OffscreenApp&) = delete;
+  OffscreenApp& operator=(const OffscreenApp&) = delete;
+
+ private:
+  std::unique_ptr<QApplication> app_;
+};
 
 // "png", "svg" or "png,svg"; the reason for any other word.
 std::expected<Formats, std::string> parse_formats(const std::string& text);

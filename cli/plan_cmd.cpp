@@ -85,7 +85,7 @@ int plan(const Catalog& cat, PlanArgs a) {
     if (!out) return input_error("cannot write " + a.csv, "check the directory and the disk");
   }
   if (!a.plots.empty()) {
-    charts::ensure_offscreen_app(
+    const charts::OffscreenApp qt(
         [](const std::string& msg) { fmt::print(stderr, "racktwin: Qt: {}\n", msg); });
     auto files = app::render_plan_plots(*o, a.plots);
     if (!files) return input_error("cannot write the plan's charts: " + files.error());

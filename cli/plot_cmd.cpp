@@ -24,7 +24,7 @@ struct PlotArgs {
 
 int render(const Catalog& cat, const db::Store& store, std::int64_t run, const std::string& dir,
            const std::string& points_file, charts::Formats formats, QSize size, bool quiet) {
-  charts::ensure_offscreen_app(
+  const charts::OffscreenApp qt(
       [](const std::string& msg) { fmt::print(stderr, "racktwin: Qt: {}\n", msg); });
   auto o = app::render_plots(cat, store, run, {dir, points_file, formats, size});
   if (!o) return print_failure(o.error(), "plot");

@@ -44,11 +44,7 @@ void print_search(const app::RehearsalOutcome& o) {
   if (o.search.empty()) return;
   fmt::print("\nSpare capacity for {:.1f}% attainment (the same failures and repairs, less load):\n{}\n",
              o.rehearsal.attainment_goal * 100, render_rows(o.search_table(), {0, 1, 2, 3, 4}));
-  if (o.spare_needed)
-    fmt::print("{} spare racks of the site's {} ({:.2f} per domain) hold the goal.\n", *o.spare_needed,
-               o.racks, static_cast<double>(*o.spare_needed) / o.rehearsal.domains);
-  else
-    fmt::print("No spare capacity holds the goal: failures outlast it even with one rack serving.\n");
+  fmt::print("{}\n", o.spare_sentence());
 }
 
 void print_jobs(const app::RehearsalOutcome& o) {
@@ -81,7 +77,7 @@ int write_outputs(const RehearseArgs& a, const app::RehearsalOutcome& o,
       return input_error("cannot write " + a.events_csv + ": " + w.error(),
                          "check the directory and the disk");
   if (!a.plots.empty()) {
-    charts::ensure_offscreen_app(
+    const charts::OffscreenApp qt(
         [](const std::string& msg) { fmt::print(stderr, "racktwin: Qt: {}\n", msg); });
     auto files = app::render_rehearsal_plots(o, a.plots);
     if (!files) return input_error("cannot write the rehearsal's charts: " + files.error());

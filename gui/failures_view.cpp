@@ -179,10 +179,7 @@ void FailuresView::show_outcome() {
     summary_->set_rows(o->summary_table());
     text += " Serving: " + o->layout + " (" + o->surrogate_note + ")" +
             (o->surrogate.grouped() ? ", " + o->unit_description() + "; counts are of groups." : ".");
-    text += o->spare_needed ? " " + std::to_string(*o->spare_needed) + " spare racks of the site's " +
-                                  std::to_string(o->racks) + " hold " +
-                                  std::to_string(r.attainment_goal * 100).substr(0, 4) + "% attainment."
-                            : " No spare capacity holds the attainment goal.";
+    text += " " + o->spare_sentence();
   } else {
     summary_->set_rows(o->jobs_table());
     text += " Jobs: one failure interrupts the job.";

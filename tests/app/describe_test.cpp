@@ -41,7 +41,9 @@ TEST(Describe, LayoutList_RejectionsGroupedOrEach_ByTheCaller) {
 }
 
 TEST(Describe, Path_UnreachableSaysSoAndReachableListsItsRoute) {
-  PathView p{.from = "a", .to = "b"};
+  PathView p;
+  p.from = "a";
+  p.to = "b";
   auto s = describe(p);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(s[0].title, "a and b are not connected");

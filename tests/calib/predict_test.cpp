@@ -222,8 +222,11 @@ TEST(Plan, DisaggregatedPoints_AlsoRunAtTheClientsThatFillTheirDecodePool) {
   // holds more), below the benchmarks' 16,384.
   EXPECT_EQ(clients(plan, "tp8-ep8-dpa", 1), (std::set<int>{256, 1024, 8192}));
   EXPECT_EQ(clients(plan, "tp8-ep8-dpa", 2), (std::set<int>{256, 1024, 8192}));
-  for (const auto& s : plan.specs)
-    if (s.prefill_replicas && s.layout.label() == "tp8-ep8-dpa") EXPECT_EQ(s.engine.max_seqs, 8192);
+  for (const auto& s : plan.specs) {
+    if (s.prefill_replicas && s.layout.label() == "tp8-ep8-dpa") {
+      EXPECT_EQ(s.engine.max_seqs, 8192);
+    }
+  }
   // Attention tensor-parallel: one engine batch of 1,024, so no client beyond the list.
   EXPECT_EQ(clients(plan, "tp8-ep8", 1), (std::set<int>{256, 1024}));
   // Aggregated within a server: the single-node benchmarks' bound (512) still holds.

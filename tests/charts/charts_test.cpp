@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <QApplication>
 #include <QChart>
 #include <QFile>
 #include <QImage>
@@ -22,13 +21,6 @@ namespace fs = std::filesystem;
 
 class Charts : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    static int argc = 1;
-    static char arg0[] = "charts_test";
-    static char* argv[] = {arg0, nullptr};
-    static QApplication app(argc, argv);
-  }
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("racktwin-charts-" + std::to_string(::getpid()));
     fs::remove_all(dir_);

@@ -306,7 +306,9 @@ TEST(Run_Disaggregated, PrefillPoolOfItsOwnLayout) {
     ASSERT_EQ(p["error"], "") << p;
     EXPECT_EQ(m["completed"], m["requests"].get<double>() * 10 / 8);
     EXPECT_LE(m["busy_activity"].get<double>(), 1.0);
-    if (p["concurrency"] == 1) EXPECT_LT(m["busy_activity"].get<double>(), 0.75) << p["serving"];
+    if (p["concurrency"] == 1) {
+      EXPECT_LT(m["busy_activity"].get<double>(), 0.75) << p["serving"];
+    }
     if (p["serving"] != "2p1d/tp4") continue;
     EXPECT_EQ(p["xpus"], 16);
     EXPECT_EQ(p["layout"], "tp8-ep8-dpa");

@@ -188,7 +188,6 @@ class Golden : public ::testing::TestWithParam<View> {
     g_inputs = fs::temp_directory_path() / ("racktwin-golden-" + std::string(GetParam().name));
     // The window's remembered geometry, tab and palette live in a settings file of their own.
     ::setenv("XDG_CONFIG_HOME", (inputs() / "config").c_str(), 1);
-    charts::ensure_offscreen_app([](const std::string&) {});
     QFont font("DejaVu Sans");
     font.setPointSize(9);
     font.setHintingPreference(QFont::PreferFullHinting);

@@ -30,7 +30,6 @@ const std::string kTwoSites = std::string(RACKTWIN_TEST_DATA) + "/data/two-sites
 struct GuiViews : ::testing::Test {
   std::filesystem::path dir;
   void SetUp() override {
-    charts::ensure_offscreen_app([](const std::string&) {});
     dir = std::filesystem::temp_directory_path() /
           ("racktwin-gui-views-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);

@@ -36,7 +36,6 @@ struct Results : ::testing::Test {
   static std::string db() { return (dir / "r.db").string(); }
   // One run of the golden scenario: two systems, two workloads, two layouts.
   static void SetUpTestSuite() {
-    charts::ensure_offscreen_app([](const std::string&) {});
     dir =
         std::filesystem::temp_directory_path() / ("racktwin-results-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);

@@ -49,7 +49,6 @@ const char* const kSmall =
 struct ScenarioEditor : ::testing::Test {
   std::filesystem::path dir;
   void SetUp() override {
-    charts::ensure_offscreen_app([](const std::string&) {});
     dir =
         std::filesystem::temp_directory_path() / ("racktwin-editor-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);

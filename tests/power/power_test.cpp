@@ -57,10 +57,18 @@ TEST(XpuPower_EverySystem, StaysBetweenIdleAndTdp_AndGrowsWithEachActivity) {
             b.*f -= 0.05;
             return x->at(b);
           };
-          if (c > 0) EXPECT_GT(p, less(&Activity::compute)) << id;
-          if (m > 0) EXPECT_GT(p, less(&Activity::memory)) << id;
-          if (m > 0) EXPECT_GT(p, less(&Activity::link)) << id;
-          if (u > 0) EXPECT_GT(p, less(&Activity::busy)) << id;
+          if (c > 0) {
+            EXPECT_GT(p, less(&Activity::compute)) << id;
+          }
+          if (m > 0) {
+            EXPECT_GT(p, less(&Activity::memory)) << id;
+          }
+          if (m > 0) {
+            EXPECT_GT(p, less(&Activity::link)) << id;
+          }
+          if (u > 0) {
+            EXPECT_GT(p, less(&Activity::busy)) << id;
+          }
         }
     EXPECT_EQ(x->at({}), x->idle()) << id;
     EXPECT_EQ(x->at(Activity::full()), x->tdp()) << id;
