@@ -70,6 +70,20 @@ std::optional<HeldOutEfficiency> held_out_efficiency(const Catalog& cat, const s
                            "family " + prior->id + " (" + names + ")"};
 }
 
+bool differs_alone(const std::vector<ReferencePoint>& points, const std::vector<std::size_t>& train,
+                   const ReferencePoint& p, HoldOut by) {
+  const HoldOut all[] = {HoldOut::system, HoldOut::model, HoldOut::shape};
+  return std::any_of(train.begin(), train.end(), [&](std::size_t i) {
+    const ReferencePoint& t = points[i];
+    if (t.metric != p.metric) return false;
+    // A model's weights come in its own precisions: they differ with the model, not beside it.
+    if (by != HoldOut::model && t.workload.precision != p.workload.precision) return false;
+    return std::all_of(std::begin(all), std::end(all), [&](HoldOut d) {
+      return (fold_key(t, d) == fold_key(p, d)) == (d != by);
+    });
+  });
+}
+
 namespace {
 
 // Predicts the points `test` (indices into cv.points) with `efficiency_of` and appends the fold.
@@ -102,6 +116,7 @@ std::expected<void, std::string> predict_fold(
   for (std::size_t k = 0; k < fr.predictions.size(); ++k) {
     fr.predictions[k].point = &cv.points[fold.test[k]];
     fr.origins.push_back(chosen.at(test[k].system).origin);
+    fr.alone.push_back(differs_alone(cv.points, fold.train, test[k], cv.by));
   }
   fr.summary = summarise_errors(fr.predictions);
   cv.folds.push_back(std::move(fr));
@@ -141,9 +156,14 @@ std::expected<CrossValidation, std::string> cross_validate(const Catalog& cat,
         return std::unexpected(r.error());
     }
   }
-  std::vector<Prediction> all;
-  for (const auto& f : cv.folds) all.insert(all.end(), f.predictions.begin(), f.predictions.end());
+  std::vector<Prediction> all, alone;
+  for (const auto& f : cv.folds) {
+    all.insert(all.end(), f.predictions.begin(), f.predictions.end());
+    for (std::size_t k = 0; k < f.predictions.size(); ++k)
+      if (f.alone[k]) alone.push_back(f.predictions[k]);
+  }
   cv.pooled = summarise_errors(all);
+  cv.pooled_alone = summarise_errors(alone);
   return cv;
 }
 

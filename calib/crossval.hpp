@@ -49,11 +49,20 @@ std::optional<HeldOutEfficiency> held_out_efficiency(const Catalog& cat, const s
                                                      const std::vector<SystemFit>& fits,
                                                      const std::string& exclude);
 
+// Whether the training points (`train`, indices into `points`) hold one that differs from `p` in
+// what the fold holds out alone: the same metric, the same system, model and shape but for the
+// held-out one, and the same precision unless the model is held out (a model's precisions are its
+// own). Only such a point tests the held-out dimension by itself; any
+// other also crosses a system, a model or a shape the fit never saw with it.
+bool differs_alone(const std::vector<ReferencePoint>& points, const std::vector<std::size_t>& train,
+                   const ReferencePoint& p, HoldOut by);
+
 struct FoldResult {
   std::string held_out;
   int train_points = 0;
   std::vector<Prediction> predictions;  // the held-out points; `point` into CrossValidation::points
   std::vector<std::string> origins;     // per prediction: where its system's parameters came from
+  std::vector<bool> alone;              // per prediction: differs_alone
   ErrorSummary summary;
 };
 
@@ -61,7 +70,8 @@ struct CrossValidation {
   HoldOut by = HoldOut::system;
   std::vector<ReferencePoint> points;  // a copy of the input; the predictions point into it
   std::vector<FoldResult> folds;
-  ErrorSummary pooled;  // over every held-out prediction
+  ErrorSummary pooled;        // over every held-out prediction
+  ErrorSummary pooled_alone;  // over those that differ from a training point in the fold alone
   int simulated_points = 0;
 };
 

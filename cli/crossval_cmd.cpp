@@ -29,6 +29,14 @@ std::string worst_of(const calib::FoldResult& f) {
   return worst == nullptr ? "-" : fmt::format("{} {:+.1f}%", worst->point->id, worst->error_pct);
 }
 
+// The error over the held-out points that differ from a training point in the fold alone.
+std::string alone_summary(const calib::CrossValidation& cv) {
+  const auto& a = cv.pooled_alone;
+  if (a.predicted == 0) return "no held-out point differs from a training point in it alone";
+  return fmt::format("{} of the held-out points, median |error| {:.1f}%, max |error| {:.1f}%",
+                     a.predicted, a.median_abs_pct, a.max_abs_pct);
+}
+
 void print_run(const calib::CrossValidation& cv) {
   const std::string by = calib::to_string(cv.by);
   fmt::print("\nleave one {} out: {} folds\n", by, cv.folds.size());
@@ -39,20 +47,24 @@ void print_run(const calib::CrossValidation& cv) {
             fmt::format("{:.1f}", f.summary.median_abs_pct),
             fmt::format("{:.1f}", f.summary.max_abs_pct), worst_of(f)});
   fmt::print("{}\n", ft.render({1, 2, 3, 4}));
-  Table pt({"id", "held out", "parameters from", "published", "predicted", "error %"});
+  Table pt({"id", "held out", "parameters from", by + " alone", "published", "predicted",
+            "error %"});
   for (const auto& f : cv.folds)
     for (std::size_t k = 0; k < f.predictions.size(); ++k) {
       const auto& p = f.predictions[k];
-      pt.add({p.point->id, f.held_out, f.origins[k], app::figure_text(p.point->value),
-              p.predicted ? app::figure_text(*p.predicted) : "-",
+      pt.add({p.point->id, f.held_out, f.origins[k], f.alone[k] ? "yes" : "no",
+              app::figure_text(p.point->value), p.predicted ? app::figure_text(*p.predicted) : "-",
               p.predicted ? fmt::format("{:+.1f}", p.error_pct) : "failed: " + p.error});
     }
-  fmt::print("{}\n", pt.render({3, 4, 5}));
+  fmt::print("{}\n", pt.render({4, 5, 6}));
   fmt::print("leave one {} out: {} held-out points predicted, median |error| {:.1f}%, max |error| "
              "{:.1f}%",
              by, cv.pooled.predicted, cv.pooled.median_abs_pct, cv.pooled.max_abs_pct);
   if (cv.pooled.failed > 0) fmt::print(", {} could not be predicted", cv.pooled.failed);
   fmt::print("; {} sweep points simulated\n", cv.simulated_points);
+  fmt::print("{} alone: {} (\"{} alone\" yes: a training point of the same metric differs from "
+             "it in the {} and nothing else; calib::differs_alone)\n",
+             by, alone_summary(cv), by, by);
 }
 
 int crossval(const Catalog& cat, CrossvalArgs& a) {
@@ -73,8 +85,9 @@ int crossval(const Catalog& cat, CrossvalArgs& a) {
   for (const auto& run : cv->runs) print_run(run);
   fmt::print("\n");
   for (const auto& run : cv->runs)
-    fmt::print("leave one {} out: median |error| {:.1f}%, max |error| {:.1f}%\n",
-               calib::to_string(run.by), run.pooled.median_abs_pct, run.pooled.max_abs_pct);
+    fmt::print("leave one {} out: median |error| {:.1f}%, max |error| {:.1f}%; {} alone: {}\n",
+               calib::to_string(run.by), run.pooled.median_abs_pct, run.pooled.max_abs_pct,
+               calib::to_string(run.by), alone_summary(run));
   fmt::print("{:.0f} s\n", seconds());
   return cv->runs.end() != std::find_if(cv->runs.begin(), cv->runs.end(),
                                         [](const auto& r) { return r.pooled.failed > 0; })

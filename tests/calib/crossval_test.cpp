@@ -54,6 +54,33 @@ TEST(Crossval_Folds, EachKeyIsHeldOutOnce_TrainIsTheRest) {
     for (const auto& f : folds) EXPECT_EQ(f.train.size() + f.test.size(), pts.size());
 }
 
+TEST(Crossval_Folds, AHeldOutPointTestsItsFoldAlone_OnlyBesideAPointThatDiffersInItAlone) {
+  using calib::HoldOut;
+  std::vector<ReferencePoint> pts{point("h200-r1-8k", "h200-hgx", "deepseek-r1", 8192),
+                                  point("h200-r1-1k", "h200-hgx", "deepseek-r1", 1024),
+                                  point("h200-oss-1k", "h200-hgx", "gpt-oss-120b", 1024),
+                                  point("b200-r1-8k", "b200-hgx", "deepseek-r1", 8192)};
+  pts[0].workload.precision = pts[1].workload.precision = "fp8";
+  const auto alone = [&](std::size_t p, std::vector<std::size_t> train, HoldOut by) {
+    return calib::differs_alone(pts, train, pts[p], by);
+  };
+  // The shape alone differs between the two H200 DeepSeek-R1 points, not from the gpt-oss one.
+  EXPECT_TRUE(alone(0, {1, 2, 3}, HoldOut::shape));
+  EXPECT_FALSE(alone(0, {2, 3}, HoldOut::shape));
+  // The system alone: B200 beside H200 at the same model, shape and metric, not at another
+  // precision.
+  EXPECT_FALSE(alone(0, {3}, HoldOut::system));
+  pts[3].workload.precision = "fp8";
+  EXPECT_TRUE(alone(0, {3}, HoldOut::system));
+  // The model alone: gpt-oss-120b beside DeepSeek-R1 on the same system and shape, whatever the
+  // precisions of the two models' weights ...
+  EXPECT_TRUE(alone(2, {1}, HoldOut::model));
+  EXPECT_FALSE(alone(2, {0}, HoldOut::model));
+  // ... and of the same metric.
+  pts[1].metric = Metric::min_tbt_ms;
+  EXPECT_FALSE(alone(2, {1}, HoldOut::model));
+}
+
 TEST(Crossval_Folds, NamesParse_AndOneFoldIsAnErrorBeforeAnyFit) {
   EXPECT_EQ(calib::parse_hold_out("shape"), calib::HoldOut::shape);
   EXPECT_FALSE(calib::parse_hold_out("rack").has_value());

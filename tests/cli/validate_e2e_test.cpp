@@ -207,6 +207,8 @@ TEST(Crossval_Cli, LeaveOneSystemOut_PredictsEachFromTheOthers) {
   EXPECT_NE(r.out.find("family jalapeno-teacup (jalapeno-a0)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("fitted"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("leave one system out: median |error|"), std::string::npos) << r.out;
+  // The two min-TBT points differ in the system alone; the interactivity point has no such twin.
+  EXPECT_NE(r.out.find("system alone: 2 of the held-out points"), std::string::npos) << r.out;
   // One model only: nothing to hold out by model, said before any simulation.
   auto m = run("crossval " + f.path.string() + " --by model");
   EXPECT_EQ(m.exit_code, 2) << m.err;
