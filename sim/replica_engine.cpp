@@ -12,8 +12,8 @@ ReplicaEngine::ReplicaEngine(const perf::StepModel& model, double kv_capacity_to
       kv_capacity_(kv_capacity_tokens),
       params_(params),
       window_(model.window()),
-      ranks_(model.layout().dp_attention ? std::max(1, model.layout().tp) : 1),
-      cache_(params.block_tokens) {}
+      cache_(params.block_tokens),
+      ranks_(model.layout().dp_attention ? std::max(1, model.layout().tp) : 1) {}
 
 void ReplicaEngine::admit(Request* r) {
   r->target = r->isl;
