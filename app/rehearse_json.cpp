@@ -1,5 +1,6 @@
 // The rehearsal's JSON document, event CSV and charts.
 #include <QChart>
+#include <fmt/core.h>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -289,9 +290,7 @@ std::string RehearsalOutcome::unit_description() const {
 }
 
 std::string RehearsalOutcome::spare_sentence() const {
-  std::string goal = fixed(rehearsal.attainment_goal * 100, 2);
-  while (goal.back() == '0') goal.pop_back();
-  if (goal.back() == '.') goal.pop_back();
+  const std::string goal = fmt::format("{:g}", rehearsal.attainment_goal * 100);
   if (!spare_needed)
     return "No spare capacity holds " + goal +
            "% attainment: failures outlast it even with one rack serving.";

@@ -504,7 +504,8 @@ std::function<void(const std::string&)>& qt_error_sink() {
 OffscreenApp::OffscreenApp(std::function<void(const std::string&)> on_error) {
   qt_error_sink() = std::move(on_error);
   qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
-    if ((type == QtCriticalMsg || type == QtFatalMsg) && qt_error_sink()) qt_error_sink()(msg.toStdString());
+    auto& sink = qt_error_sink();
+    if ((type == QtCriticalMsg || type == QtFatalMsg) && sink) sink(msg.toStdString());
   });
   if (QCoreApplication::instance()) return;
   static int argc = 1;

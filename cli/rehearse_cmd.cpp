@@ -42,7 +42,7 @@ void print_classes(const app::RehearsalOutcome& o) {
 
 void print_search(const app::RehearsalOutcome& o) {
   if (o.search.empty()) return;
-  fmt::print("\nSpare capacity for {:.1f}% attainment (the same failures and repairs, less load):\n{}\n",
+  fmt::print("\nSpare capacity for {:g}% attainment (the same failures and repairs, less load):\n{}\n",
              o.rehearsal.attainment_goal * 100, render_rows(o.search_table(), {0, 1, 2, 3, 4}));
   fmt::print("{}\n", o.spare_sentence());
 }
