@@ -61,6 +61,7 @@ std::string weights_text(const Model& m, const std::string& precision) {
 Json efficiency_json(const perf::Efficiency& e) {
   return {{"mfu", e.mfu},
           {"mbu", e.mbu},
+          {"attn_eff", e.attn_eff},
           {"comm_eff", e.comm_eff},
           {"alpha_s", e.alpha.value()},
           {"overlap", e.overlap},

@@ -15,6 +15,7 @@ const std::vector<ParamRule>& param_rules() {
   static const std::vector<ParamRule> rules{
       {"mfu", 0.10, 0.95, 0.4, 0.0},
       {"mbu", 0.30, 0.95, 0.3, 0.0},
+      {"attn_eff", 0.20, 0.95, 0.3, 0.0},
       {"comm_eff", 0.10, 0.95, 0.4, 0.0},
       {"alpha", 0.1e-6, 50e-6, 1.0, 0.0},
       {"overlap", 0.0, 0.90, 1.0, 0.05},

@@ -221,10 +221,11 @@ struct Loader {
 
 // Reads the efficiency parameters with `number(key, lo, hi)` and `time(key, required)` (each
 // returns an optional); false when one of them is missing or invalid. The ranges are the loader's
-// checks. `seq_overhead` and `request_latency` are optional (0 when absent): files written before
-// they existed load, with the costs they were fitted without.
-template <class Number, class Time>
-bool read_efficiency_values(perf::Efficiency& e, Number number, Time time) {
+// checks. `seq_overhead` and `request_latency` are optional (0 when absent), and so is `attn_eff`
+// (mfu when absent: the attention core at the GEMMs' efficiency): files written before they existed
+// load, with the costs they were fitted without. `has(key)` says whether the key is given.
+template <class Number, class Time, class Has>
+bool read_efficiency_values(perf::Efficiency& e, Number number, Time time, Has has) {
   bool ok = true;
   auto frac = [&](std::string_view key, double& out, double lo, double hi) {
     if (auto v = number(key, lo, hi))
@@ -240,6 +241,10 @@ bool read_efficiency_values(perf::Efficiency& e, Number number, Time time) {
   };
   frac("mfu", e.mfu, 0.01, 1.0);
   frac("mbu", e.mbu, 0.01, 1.0);
+  if (has("attn_eff"))
+    frac("attn_eff", e.attn_eff, 0.01, 1.0);
+  else
+    e.attn_eff = e.mfu;
   frac("comm_eff", e.comm_eff, 0.01, 1.0);
   t("alpha", e.alpha);
   frac("overlap", e.overlap, 0.0, 0.99);
@@ -894,7 +899,8 @@ void Loader::read_efficiency_prior(Context& ctx, const YAML::Node& n, const std:
       [&](std::string_view key, bool required) -> std::optional<Seconds> {
         if (!required && !m.has(key)) return Seconds(0.0);
         return fields.quantity<Seconds>(m, key, true);
-      });
+      },
+      [&](std::string_view key) { return m.has(key); });
   ok = ok && values_ok;
   m.finish();
   if (!ok || !id) return;
@@ -962,7 +968,8 @@ std::optional<CalibratedEfficiency> Loader::read_calibrated(Context& ctx, const 
         [&](std::string_view key, bool required) -> std::optional<Seconds> {
           if (!required && !v.has(key)) return Seconds(0.0);
           return v.quantity<Seconds>(key, true);
-        });
+        },
+        [&](std::string_view key) { return v.has(key); });
     ok = ok && values_ok;
     v.finish();
   } else {

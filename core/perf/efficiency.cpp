@@ -12,6 +12,7 @@ struct Member {
 Member member(Efficiency& e, std::string_view name) {
   if (name == "mfu") return {&e.mfu, nullptr};
   if (name == "mbu") return {&e.mbu, nullptr};
+  if (name == "attn_eff") return {&e.attn_eff, nullptr};
   if (name == "comm_eff") return {&e.comm_eff, nullptr};
   if (name == "alpha") return {nullptr, &e.alpha};
   if (name == "overlap") return {&e.overlap, nullptr};
@@ -27,10 +28,12 @@ Member member(Efficiency& e, std::string_view name) {
 
 const std::vector<std::string>& efficiency_parameter_names() {
   static const std::vector<std::string> names{"mfu",           "mbu",
-                                              "comm_eff",      "alpha",
-                                              "overlap",       "layer_overhead",
-                                              "step_overhead", "seq_overhead",
-                                              "moe_imbalance", "request_latency"};
+                                              "attn_eff",      "comm_eff",
+                                              "alpha",
+                                              "overlap",
+                                              "layer_overhead", "step_overhead",
+                                              "seq_overhead",  "moe_imbalance",
+                                              "request_latency"};
   return names;
 }
 

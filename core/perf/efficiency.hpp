@@ -15,8 +15,12 @@
 namespace racktwin::perf {
 
 struct Efficiency {
-  double mfu = 0.5;       // achieved / peak tensor FLOP/s for GEMMs and attention (0-1]
+  double mfu = 0.5;       // achieved / peak tensor FLOP/s for GEMMs (projections, FFN, experts) (0-1]
   double mbu = 0.75;      // achieved / peak HBM bandwidth (0-1]
+  // Achieved / peak tensor FLOP/s of the attention core (scores and values) on long key spans:
+  // fused FlashAttention / FlashMLA-class kernels, whose efficiency is not that of the GEMMs.
+  // Spans of a few key tiles run slower (StepModel: attention_core_efficiency). (0-1]
+  double attn_eff = 0.6;
   double comm_eff = 0.7;  // achieved / link bandwidth for collectives (0-1]
   Seconds alpha{2e-6};    // software cost per collective step, added to the tier's hop latency
   double overlap = 0.0;   // fraction of communication hidden behind computation [0-1)

@@ -278,7 +278,7 @@ std::expected<StepModel, std::string> StepModel::create(
   m.rate_attn_proj_ = peak_for(chip, fmt(v.attention)) * mfu;
   // Scores and values run in the KV cache's format when the chip computes it natively (FP8 KV:
   // FP8 attention kernels, as TensorRT-LLM's FP8 FMHA and FlashMLA's FP8 path do), else in BF16.
-  m.rate_attn_core_ = peak_for(chip, fmt(v.kv_cache)) * mfu;
+  m.attn_core_peak_ = peak_for(chip, fmt(v.kv_cache));
   m.rate_router_ = bf16_peak * mfu;
   m.rate_dense_ = peak_for(chip, fmt(v.dense_ffn)) * mfu;
   m.rate_expert_ = peak_for(chip, fmt(v.routed_experts)) * mfu;
@@ -371,20 +371,27 @@ struct StepModel::Ops {
   double mfu = 1.0, mbu = 1.0;
   double compute_bound = 0.0, memory_bound = 0.0, roofline = 0.0;
 
-  void add(Part part, double count, double t_compute, double t_memory, double flops, double bytes) {
+  // `t_peak`: the compute time at peak FLOP/s; negative = t_compute x mfu (GEMMs alone).
+  void add(Part part, double count, double t_compute, double t_memory, double flops, double bytes,
+           double t_peak = -1.0) {
     if (count <= 0) return;
     auto& p = b.parts[part];
     p.compute += Seconds(count * t_compute);
     p.memory += Seconds(count * t_memory);
     p.flops += Flops(count * flops);
     p.bytes += Bytes(count * bytes);
-    roofline += count * std::max(t_compute * mfu, t_memory * mbu);
+    roofline += count * std::max(t_peak >= 0 ? t_peak : t_compute * mfu, t_memory * mbu);
     if (t_compute >= t_memory)
       compute_bound += count * t_compute;
     else
       memory_bound += count * t_memory;
   }
 };
+
+double StepModel::attention_core_efficiency(double span) const {
+  if (span <= 0) return 0.0;
+  return eff_.attn_eff * span / (span + kAttentionTileKeys);
+}
 
 // `count` attention layers (sliding-window or full) for a shape (per microbatch) whose decode
 // sequences each carry `queries` query tokens.
@@ -413,16 +420,24 @@ void StepModel::attention(Ops& ops, Part part, const IterationShape& s, double c
   pre_att *= sh.prefill_attended;
   span *= sh.prefill;
   const double flops_proj = q_dec * attn_proj_flops_decode_ + q_pre * attn_proj_flops_prefill_;
-  const double flops_core =
-      queries * dec_ctx * attn_core_flops_decode_ + pre_att * attn_core_flops_prefill_;
+  const double core_dec = queries * dec_ctx * attn_core_flops_decode_;
+  const double core_pre = pre_att * attn_core_flops_prefill_;
+  const double flops_core = core_dec + core_pre;
+  // The core's efficiency by the mean key span of its queries: a decode query spans its
+  // sequence's context, a prefill query the positions it attends to.
+  const double eff_dec = attention_core_efficiency(q_dec > 0 ? dec_ctx * queries / q_dec : 0.0);
+  const double eff_pre = attention_core_efficiency(q_pre > 0 ? pre_att / q_pre : 0.0);
+  const double t_core = (eff_dec > 0 ? core_dec / (attn_core_peak_ * eff_dec) : 0.0) +
+                        (eff_pre > 0 ? core_pre / (attn_core_peak_ * eff_pre) : 0.0);
   // KV: each decode sequence reads its context once per step, each prefill chunk the keys it spans
   // (prior context and its own tokens); every new token is written once.
   const double kv_bytes =
       (dec_ctx + span + q_dec + q_pre) * kv_bytes_layer_ * (dpa_ ? 1.0 : kv_share_rank_);
   const double act_bytes = mem_.activation_passes / 2 * (q_dec + q_pre) * hidden_ * kActBytes;
   const double bytes = attn_weight_bytes_rank_ + kv_bytes + act_bytes;
-  ops.add(part, count, flops_proj / rate_attn_proj_ + flops_core / rate_attn_core_,
-          bytes / hbm_rate_, flops_proj + flops_core, bytes);
+  ops.add(part, count, flops_proj / rate_attn_proj_ + t_core, bytes / hbm_rate_,
+          flops_proj + flops_core, bytes,
+          flops_proj / rate_attn_proj_ * eff_.mfu + flops_core / attn_core_peak_);
 }
 
 // `tokens`: tokens of the whole replica routed to the experts; `own`: tokens this rank routes and

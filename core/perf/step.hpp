@@ -12,7 +12,7 @@
 //   compute (memory) is the time of the operations bound by compute (memory), communication is the
 //   exposed (not overlapped) collective time and overhead the fixed per-layer and per-step costs.
 // - It carries its roofline (the same operations at peak rates, nothing else), and
-//   total >= roofline whenever the efficiencies mfu and mbu are at most 1.
+//   total >= roofline whenever the efficiencies mfu, attn_eff and mbu are at most 1.
 // - Equations, parameters and assumptions: docs/model.md.
 
 #include <array>
@@ -71,7 +71,7 @@ std::string to_string(Bound b);
 
 // Time of one part of the iteration (attention, dense FFN, MoE, LM head) on the busiest XPU.
 struct PartTime {
-  Seconds compute;  // FLOPs / (peak x mfu)
+  Seconds compute;  // FLOPs / (peak x mfu), the attention core's / (peak x its efficiency)
   Seconds memory;   // HBM bytes / (bandwidth x mbu)
   Flops flops;
   Bytes bytes;
@@ -89,9 +89,9 @@ struct Breakdown {
   Seconds communication;  // exposed collective and pipeline-transfer time
   Seconds overhead;       // layer and step overheads
   Seconds comm_raw;       // collective time before overlap
-  // The same operations at the chip's peak FLOP/s and HBM bandwidth (mfu = mbu = 1), each part
+  // The same operations at the chip's peak FLOP/s and HBM bandwidth (every efficiency 1), each part
   // still max(compute, memory), with no communication and no overhead: no step doing this work
-  // on this layout can be faster. total / roofline >= 1 whenever mfu, mbu <= 1.
+  // on this layout can be faster. total / roofline >= 1 whenever mfu, attn_eff, mbu <= 1.
   Seconds roofline;
   Flops flops;            // on the busiest XPU
   Bytes hbm_bytes;        // on the busiest XPU
@@ -177,6 +177,9 @@ class StepModel {
   void moe(Ops& ops, Part part, double tokens, double own_tokens, double count) const;
   void dense(Ops& ops, Part part, double tokens, double count) const;
   void lm_head(Ops& ops, Part part, double sampled) const;
+  // Achieved / peak FLOP/s of the attention core for queries spanning `span` key positions on
+  // average: attn_eff x span / (span + kAttentionTileKeys); 0 for no span.
+  double attention_core_efficiency(double span) const;
   struct Shares {
     double decode = 1.0;            // the busiest rank's share of the decode sequences,
     double prefill = 1.0;           // of the prefill tokens,
@@ -203,8 +206,9 @@ class StepModel {
   double tp_ = 1, ep_ = 1, pp_ = 1;
   bool dpa_ = false;
   double hidden_ = 0;
-  // Rates (already multiplied by mfu / mbu).
-  double rate_attn_proj_ = 0, rate_attn_core_ = 0, rate_router_ = 0, rate_dense_ = 0,
+  // Rates (already multiplied by mfu / mbu; the attention core's peak, which its efficiency
+  // multiplies by the span, attention_core_efficiency).
+  double rate_attn_proj_ = 0, attn_core_peak_ = 0, rate_router_ = 0, rate_dense_ = 0,
          rate_expert_ = 0, rate_shared_ = 0, rate_head_ = 0, hbm_rate_ = 0;
   // Attention, per token (whole replica): projection FLOPs for decode and prefill, weight bytes per
   // XPU, FLOPs per attended key position, KV bytes per token per layer on one XPU.
@@ -224,6 +228,13 @@ class StepModel {
   double tp_step_latency_ = 0, tp_bw_ = 0, tp_steps_ = 0;
   double pp_latency_ = 0, pp_bw_ = 0;
 };
+
+// Key positions at which a fused attention kernel reaches half its long-span rate: one key tile.
+// A query block pays a fixed cost (loading its queries, the softmax's final rescale, writing its
+// output) of about one tile's work beside the tiles it streams. Assumption: FlashAttention kernels
+// tile keys by 64-176 positions; FlashAttention-2's forward pass runs at about three quarters of
+// its 16k-token throughput at 512 tokens (Dao 2023, benchmark figures), as this gives.
+inline constexpr double kAttentionTileKeys = 128.0;
 
 // Expected number of distinct experts that T tokens touch when each picks top_k of `experts`
 // uniformly: E x (1 - (1 - k/E)^T). Lies between min(k, E) (T = 1) and E (T -> infinity).

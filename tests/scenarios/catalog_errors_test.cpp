@@ -80,13 +80,14 @@ TEST(CatalogErrors_Valid, SmallCatalog_Loads) {
   EXPECT_EQ(c->models.at("dense-a")->fields.front().provenance.sources.front(), "src");
 }
 
-TEST(CatalogErrors_Efficiency, SeqOverheadIsOptional_AbsentMeansNoPerSequenceCost) {
-  // Priors and calibrations written before the per-sequence host cost existed were fitted without
-  // it, so an absent seq_overhead loads as 0; a present one loads with its unit.
-  const std::string prior = R"(efficiency_priors:
+// A default efficiency prior with every required field and none of the optional ones
+// (attn_eff, seq_overhead, request_latency), at `mfu`.
+std::string prior_without_optional_fields(const std::string& mfu) {
+  return R"(efficiency_priors:
   - id: default
     description: "test prior"
-    mfu: {value: 0.5, assumption: true, reason: r}
+    mfu: {value: )" +
+         mfu + R"(, assumption: true, reason: r}
     mbu: {value: 0.75, assumption: true, reason: r}
     comm_eff: {value: 0.7, assumption: true, reason: r}
     alpha: {value: 2 us, assumption: true, reason: r}
@@ -95,6 +96,12 @@ TEST(CatalogErrors_Efficiency, SeqOverheadIsOptional_AbsentMeansNoPerSequenceCos
     step_overhead: {value: 150 us, assumption: true, reason: r}
     moe_imbalance: {value: 1.25, assumption: true, reason: r}
 )";
+}
+
+TEST(CatalogErrors_Efficiency, SeqOverheadIsOptional_AbsentMeansNoPerSequenceCost) {
+  // Priors and calibrations written before the per-sequence host cost existed were fitted without
+  // it, so an absent seq_overhead loads as 0; a present one loads with its unit.
+  const std::string prior = prior_without_optional_fields("0.5");
   for (const std::string extra :
        {"", "    seq_overhead: {value: 25 us, assumption: true, reason: r}\n"}) {
     TempFile f("catalog.yaml", kValid + prior + extra);
@@ -107,6 +114,25 @@ TEST(CatalogErrors_Efficiency, SeqOverheadIsOptional_AbsentMeansNoPerSequenceCos
   const auto bad = load_errors(kValid + prior +
                                "    seq_overhead: {value: 25 GB, assumption: true, reason: r}\n");
   EXPECT_NE(dump(bad).find("seq_overhead"), std::string::npos) << dump(bad);
+}
+
+TEST(CatalogErrors_Efficiency, AttnEffIsOptional_AbsentMeansTheAttentionCoreAtMfu) {
+  // Priors and calibrations written before the attention core had its own efficiency ran it at
+  // mfu, so an absent attn_eff loads as the prior's mfu; a present one loads as given, and one
+  // outside (0, 1] is an error naming the field.
+  const std::string prior = prior_without_optional_fields("0.45");
+  for (const std::string extra :
+       {"", "    attn_eff: {value: 0.65, assumption: true, reason: r}\n"}) {
+    TempFile f("catalog.yaml", kValid + prior + extra);
+    auto c = load_catalog_files({f.path()});
+    ASSERT_TRUE(c.has_value()) << dump(c.error());
+    const auto* p = c->efficiency_prior_for("sys-a");
+    ASSERT_NE(p, nullptr);
+    EXPECT_DOUBLE_EQ(p->values.attn_eff, extra.empty() ? 0.45 : 0.65) << extra;
+  }
+  const auto bad =
+      load_errors(kValid + prior + "    attn_eff: {value: 1.5, assumption: true, reason: r}\n");
+  EXPECT_NE(dump(bad).find("attn_eff"), std::string::npos) << dump(bad);
 }
 
 // kValid with a measured sustained power, the system's power shares and a calibration of sys-a
