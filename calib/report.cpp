@@ -95,8 +95,9 @@ void entry(std::string& out, const CalibratedEfficiency& e) {
   out += "      fitted: " + list(e.fitted) + "\n";
   if (!e.family) out += "      pinned: " + list(e.pinned) + "\n";
   out += "      values: {mfu: " + num(v.mfu) + ", mbu: " + num(v.mbu) +
-         ", attn_eff: " + num(v.attn_eff) + ", comm_eff: " + num(v.comm_eff) + ", alpha: " + micro(v.alpha) +
-         ", overlap: " + num(v.overlap) + ", layer_overhead: " + micro(v.layer_overhead) +
+         ", attn_eff: " + num(v.attn_eff) + ", comm_eff: " + num(v.comm_eff) +
+         ", alpha: " + micro(v.alpha) + ", overlap: " + num(v.overlap) +
+         ", layer_overhead: " + micro(v.layer_overhead) +
          ", step_overhead: " + micro(v.step_overhead) + ", seq_overhead: " + micro(v.seq_overhead) +
          ", moe_imbalance: " + num(v.moe_imbalance) +
          ", request_latency: " + milli(v.request_latency) + "}\n";

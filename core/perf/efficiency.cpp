@@ -27,13 +27,10 @@ Member member(Efficiency& e, std::string_view name) {
 }  // namespace
 
 const std::vector<std::string>& efficiency_parameter_names() {
-  static const std::vector<std::string> names{"mfu",           "mbu",
-                                              "attn_eff",      "comm_eff",
-                                              "alpha",
-                                              "overlap",
-                                              "layer_overhead", "step_overhead",
-                                              "seq_overhead",  "moe_imbalance",
-                                              "request_latency"};
+  static const std::vector<std::string> names{
+      "mfu",          "mbu",           "attn_eff",       "comm_eff",
+      "alpha",        "overlap",       "layer_overhead", "step_overhead",
+      "seq_overhead", "moe_imbalance", "request_latency"};
   return names;
 }
 

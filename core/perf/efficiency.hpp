@@ -15,7 +15,7 @@
 namespace racktwin::perf {
 
 struct Efficiency {
-  double mfu = 0.5;       // achieved / peak tensor FLOP/s for GEMMs (projections, FFN, experts) (0-1]
+  double mfu = 0.5;  // achieved / peak tensor FLOP/s for GEMMs (projections, FFN, experts) (0-1]
   double mbu = 0.75;      // achieved / peak HBM bandwidth (0-1]
   // Achieved / peak tensor FLOP/s of the attention core (scores and values) on long key spans:
   // fused FlashAttention / FlashMLA-class kernels, whose efficiency is not that of the GEMMs.

@@ -232,8 +232,8 @@ class StepModel {
 // Key positions at which a fused attention kernel reaches half its long-span rate: one key tile.
 // A query block pays a fixed cost (loading its queries, the softmax's final rescale, writing its
 // output) of about one tile's work beside the tiles it streams. Assumption: FlashAttention kernels
-// tile keys by 64-176 positions; FlashAttention-2's forward pass runs at about three quarters of
-// its 16k-token throughput at 512 tokens (Dao 2023, benchmark figures), as this gives.
+// tile keys by 64-176 positions, and their published throughput rises with sequence length and
+// levels off beyond a few thousand tokens; no published curve was fitted.
 inline constexpr double kAttentionTileKeys = 128.0;
 
 // Expected number of distinct experts that T tokens touch when each picks top_k of `experts`

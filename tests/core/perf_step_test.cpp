@@ -154,7 +154,7 @@ TEST(PerfStep_HandChecked, AttentionCore_RunsAtItsOwnEfficiency_LowerOnShortSpan
   const StepModel m = make("llama-3.3-70b", "h100-hgx", tp(8), "bf16", e);
   const double h = 8192, hq = 64, hkv = 8, d = 128, t = 8, seqs = 64;
   const double proj = 2 * ((2 * h * hq * d) / t + (2 * h * hkv * d) / t);  // per token
-  const double core = 4 * hq * d / t;                                       // per key position
+  const double core = 4 * hq * d / t;                                      // per key position
   double per_position_short = 0, per_position_long = 0;
   for (double ctx : {100.0, 1000.0, 100000.0}) {
     const Breakdown b = m.step(IterationShape::decode(seqs, seqs * ctx));
