@@ -17,11 +17,11 @@ struct Fact {
 
 // A titled part of a description: labelled lines, then a table, then lines of their own.
 struct Section {
-  std::string title;  // empty: no title line; may hold several lines
-  std::vector<Fact> facts;
-  std::vector<std::vector<std::string>> table;  // the first row is the header; empty: no table
-  std::vector<std::size_t> right;               // table columns holding numbers
-  std::vector<std::string> notes;
+  std::string title{};  // empty: no title line; may hold several lines
+  std::vector<Fact> facts{};
+  std::vector<std::vector<std::string>> table{};  // the first row is the header; empty: no table
+  std::vector<std::size_t> right{};               // table columns holding numbers
+  std::vector<std::string> notes{};
   std::size_t label_width = 0;  // the facts' labels padded to this; 0: the front end chooses
   bool gap = true;              // set apart from what comes before (a blank line in text)
 };

@@ -69,7 +69,7 @@ struct SiteQuarter {
   double pue = 1;
   Binding binding = Binding::power;
   Installed installed;
-  std::vector<GenerationQuarter> generations;  // what of each generation is installed here
+  std::vector<GenerationQuarter> generations{};  // what of each generation is installed here
 };
 
 struct QuarterRow {
