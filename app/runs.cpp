@@ -5,6 +5,8 @@
 #include <optional>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace racktwin::app {
 namespace {
 
@@ -28,10 +30,7 @@ bool had_failures(const db::Comparison& c) {
 }
 
 std::string num(std::optional<double> x, int digits) {
-  if (!x) return "-";
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, *x);
-  return b;
+  return x ? fmt::format("{:.{}f}", *x, digits) : std::string("-");
 }
 
 int digits_of(const std::string& name) {

@@ -35,9 +35,15 @@ void ReplicaEngine::admit_prefilled(Request* r) {
 }
 
 std::vector<Request*> ReplicaEngine::fail() {
-  std::vector<Request*> lost(running_.begin(), running_.end());
+  std::vector<Request*> lost;
+  for (const Running& s : running_) {
+    settle(s.r, decoded_);
+    lost.push_back(s.r);
+  }
   lost.insert(lost.end(), waiting_.begin(), waiting_.end());
   running_.clear();
+  ends_.clear();
+  grown_ = 0;
   waiting_.clear();
   cache_ = PrefixCache(params_.block_tokens);
   kv_used_ = context_sum_ = reserved_ = credit_ = 0;
@@ -72,6 +78,7 @@ bool ReplicaEngine::release_held(Request* r) {
 void lose_progress(Request& r) {
   r.generated = r.prefilled = r.target = r.kv_tokens = r.context = r.cached_blocks = 0;
   r.reserved = 0;
+  r.grown = 0;
   r.kv_arrived = r.load_checked = false;
   r.loaded_blocks = 0;
   r.first_token = -1;  // the client sees a new stream when the request is restarted
@@ -113,12 +120,33 @@ void ReplicaEngine::release(Request* r) {
   if (r->cached_blocks > 0) cache_.unpin(r->blocks, r->cached_blocks);
   r->cached_blocks = 0;
   reserved_ -= r->reserved;
+  grown_ -= r->grown;
   r->reserved = 0;
+  r->grown = 0;
+}
+
+void ReplicaEngine::join(Request* r) {
+  r->joined = decoded_;
+  r->ends = decoded_ + (r->osl - r->generated);
+  r->serial = serial_++;
+  ends_.emplace(r->ends, r->serial, r);
+  running_.push_back({r->serial, r});
+}
+
+void ReplicaEngine::settle(Request* r, std::int64_t at) {
+  const int t = static_cast<int>(at - r->joined);
+  r->generated += t;
+  r->kv_tokens += t;
+  r->context += t;
+  r->grown += t;
+  r->joined = at;
 }
 
 void ReplicaEngine::preempt_newest() {
-  Request* r = running_.back();
+  Request* r = running_.back().r;
   running_.pop_back();
+  ends_.erase({r->ends, r->serial, r});
+  settle(r, decoded_);
   context_sum_ -= r->context;
   r->context = 0;
   release(r);
@@ -213,7 +241,7 @@ perf::IterationShape ReplicaEngine::plan_prefill(bool preempted) {
   // cache.
   int seqs = decoding;
   double planned = n * gained(1);  // KV tokens this iteration adds
-  double reserved = reserved_;
+  double reserved = reservations();
   for (Request* r : waiting_) {
     const auto rank = static_cast<std::size_t>(
         std::max_element(left.begin(), left.end()) - left.begin());  // the most room left
@@ -270,7 +298,7 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
     Request* r = waiting_.front();
     const double need = r->target + params_.reserve_output_ratio * (r->osl - r->generated);
     const double step = static_cast<double>(running_.size() + 1) * gained(1);
-    if (reserved_ + need + pinned_kv() > kv_capacity_ ||
+    if (reservations() + need + pinned_kv() > kv_capacity_ ||
         kv_used_ - evictable_kv() + r->target + step > kv_capacity_)
       break;
     waiting_.pop_front();
@@ -283,7 +311,7 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
     kv_used_ += r->target;
     context_sum_ += r->target;
     stats_.max_kv_used = std::max(stats_.max_kv_used, kv_used_);
-    running_.push_back(r);
+    join(r);
   }
   const double n = static_cast<double>(running_.size());
   make_room(n * gained(1));
@@ -311,8 +339,7 @@ const std::vector<double>& ReplicaEngine::plan(double now) {
   // Pure decode: fuse up to the step in which the next sequence finishes or the cache fills.
   std::size_t k = 1;
   if (params_.fuse) {
-    int next_finish = running_.front()->osl - running_.front()->generated;
-    for (const Request* r : running_) next_finish = std::min(next_finish, r->osl - r->generated);
+    const auto next_finish = static_cast<int>(std::get<0>(*ends_.begin()) - decoded_);
     const double room = std::floor((kv_capacity_ - (kv_used_ - evictable_kv())) / n);
     // Steps while every sequence still has tokens to go and the cache holds what they add.
     while (gained(k) < next_finish && gained(k + 1) <= room) ++k;
@@ -335,31 +362,42 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
     completing += c.r->prefilled + c.tokens == c.r->target ? 1 : 0;
   }
   const double decoding = static_cast<double>(running_.size());
-  // Decode, in one pass: every running sequence gains the tokens of j steps (one per step without
-  // speculation), up to its output length, and those that reach it leave the batch; only the
-  // plan's last step can reach a sequence's end. A reservation never falls below what the sequence
-  // holds: below a ratio of 1 it grows with the tokens generated, by the share of each that was not
-  // reserved at admission (at 0, the current context exactly), so new prompts are admitted on what
-  // the cache really holds.
+  // Decode: every running sequence gains the tokens of j steps (one per step without
+  // speculation), up to its output length, and those that reach it (the first of ends_) leave the
+  // batch, in start order; only the plan's last step can reach a sequence's end. The others are
+  // brought up to date when they leave (settle), so a step costs the same at any batch size. A
+  // reservation never falls below what the sequence holds: below a ratio of 1 it grows with the
+  // tokens generated, by the share of each that was not reserved at admission (at 0, the current
+  // context exactly), so new prompts are admitted on what the cache really holds.
   const int steps = gained(j);
-  const double unreserved = 1.0 - params_.reserve_output_ratio;
-  double added = 0;
+  const std::int64_t to = decoded_ + steps;
+  std::int64_t gain = static_cast<std::int64_t>(running_.size()) * steps;
   ending_.clear();
-  std::size_t kept = 0;
-  for (Request* r : running_) {
-    const int t = std::min(steps, r->osl - r->generated);
-    added += t;
-    r->generated += t;
-    r->kv_tokens += t;
-    r->context += t;
-    r->reserved += unreserved * t;
-    reserved_ += unreserved * t;
-    if (r->generated >= r->osl)
-      ending_.push_back(r);
-    else
-      running_[kept++] = r;
+  while (!ends_.empty() && std::get<0>(*ends_.begin()) <= to) {
+    Request* r = std::get<2>(*ends_.begin());
+    ends_.erase(ends_.begin());
+    gain -= to - r->ends;
+    settle(r, r->ends);
+    ending_.push_back(r);
   }
-  running_.resize(kept);
+  if (!ending_.empty()) {
+    std::sort(ending_.begin(), ending_.end(),
+              [](const Request* a, const Request* b) { return a->serial < b->serial; });
+    // Both in start order: one pass from the first that ends, never reading a request.
+    auto out = std::lower_bound(running_.begin(), running_.end(), ending_.front()->serial,
+                                [](const Running& s, std::int64_t v) { return s.serial < v; });
+    std::size_t next = 0;
+    for (auto in = out; in != running_.end(); ++in) {
+      if (next < ending_.size() && in->serial == ending_[next]->serial)
+        ++next;
+      else
+        *out++ = *in;
+    }
+    running_.erase(out, running_.end());
+  }
+  decoded_ = to;
+  grown_ += gain;
+  const auto added = static_cast<double>(gain);
   double binned = 0;
   for (std::size_t i = 0; i < j; ++i) {
     const double decoded =
@@ -378,7 +416,7 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
       stats_.breakdown_s[k] += breakdown_[i][k];
   }
   stats_.iterations += static_cast<std::int64_t>(j);
-  if (kept + ending_.size() > 0)
+  if (running_.size() + ending_.size() > 0)
     credit_ = credit_ + static_cast<double>(j) * params_.tokens_per_step - steps;
   make_room(added);
   kv_used_ += added;
@@ -425,7 +463,7 @@ void ReplicaEngine::apply(std::size_t j, std::vector<Request*>& finished) {
       if (r->generated < r->osl) r->finish = -1;
     } else {
       context_sum_ += r->context;
-      running_.push_back(r);
+      join(r);
     }
   }
   // The chunks were the queue's first prompts: those that completed leave it, the partly

@@ -28,6 +28,8 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "core/perf/step.hpp"
@@ -47,7 +49,9 @@ struct Request {
   double finish = -1;
   int replica = -1;
   int preemptions = 0;
-  // Progress, owned by the replica engine.
+  // Progress, owned by the replica engine. While the request decodes, generated, kv_tokens,
+  // context and grown lag by the tokens the batch gained since it joined (`joined`, on the engine's
+  // count of decode tokens); the engine settles them when it leaves the batch.
   int generated = 0;  // output tokens produced so far
   int prefilled = 0;  // prompt tokens (isl + generated at the time of a recompute) in the KV cache
   int target = 0;     // prompt tokens to prefill before decoding (isl, or more after a preemption)
@@ -57,14 +61,19 @@ struct Request {
   // it); empty when the prompt shares nothing (random InferenceX prompts).
   std::vector<std::uint64_t> blocks;
   int cached_blocks = 0;    // leading blocks it holds (pinned) in the replica's prefix cache
-  double reserved = 0;      // KV tokens reserved for it: at admission prompt + ratio x output, then
-                            // never below what it holds (ReplicaEngine::apply)
+  // KV tokens reserved for it at admission: prompt + ratio x output. Its reservation is this plus
+  // (1 - ratio) x each token it has generated since (`grown`), so never below what it holds.
+  double reserved = 0;
+  int grown = 0;
   bool kv_arrived = false;  // disaggregated serving: its prompt's KV came from a prefill replica
   bool failed = false;      // its replica failed under it: to be restarted on another
   // KV offload: whether the host tier was looked up for it, and the leading prompt blocks it holds
   // once the blocks the host tier had are loaded (an index into `blocks`; 0 = none loaded).
   bool load_checked = false;
   int loaded_blocks = 0;
+  // Its place in the decode batch (ReplicaEngine): the engine's decode-token count when it joined
+  // and when it reaches its output length, and its order of joining.
+  std::int64_t joined = 0, ends = 0, serial = 0;
 };
 
 // A request whose replica failed under it (or whose KV was lost with the replica that held it):
@@ -189,6 +198,14 @@ class ReplicaEngine {
         std::floor(credit_ + static_cast<double>(steps) * params_.tokens_per_step + 1e-9));
   }
   void preempt_newest();
+  // A sequence joins the decode batch (its counters current), or leaves it at the engine's
+  // decode-token count `at` (its counters brought up to date).
+  void join(Request* r);
+  void settle(Request* r, std::int64_t at);
+  // The reservations of every admitted sequence.
+  double reservations() const {
+    return reserved_ + (1.0 - params_.reserve_output_ratio) * static_cast<double>(grown_);
+  }
   // Chunks the queue's prompts into the ranks' token budgets; returns the iteration's shape.
   perf::IterationShape plan_prefill(bool preempted);
   // A new prompt's admission: reuses its cached prefix and reserves the rest of its KV; false when
@@ -206,12 +223,22 @@ class ReplicaEngine {
   EngineParams params_;
   int window_ = 0;
   std::map<const Request*, double> held_;  // prompts' KV held for a decode replica (tokens)
-  std::vector<Request*> running_;  // decoding, in start order
+  struct Running {
+    std::int64_t serial;  // the request's, kept here so that the batch is walked without reading it
+    Request* r;
+  };
+  std::vector<Running> running_;  // decoding, in start order
+  // The decoding sequences by the decode-token count at which each reaches its output length,
+  // then by start order: the first ones are those the next steps finish.
+  std::set<std::tuple<std::int64_t, std::int64_t, Request*>> ends_;
+  std::int64_t decoded_ = 0;  // decode tokens each sequence in the batch gained so far (all alike)
+  std::int64_t serial_ = 0;   // sequences that joined the batch so far
   std::vector<Request*> ending_;   // apply(): the sequences that reached their end (reused)
   std::deque<Request*> waiting_;   // to prefill, FIFO; the front may be partly prefilled
   double kv_used_ = 0;
   double context_sum_ = 0;  // sum of the running sequences' KV tokens
-  double reserved_ = 0;     // sum of the admitted sequences' reservations
+  double reserved_ = 0;     // sum of the admitted sequences' reservations at admission
+  std::int64_t grown_ = 0;  // and of the tokens they generated since (see reserved())
   double credit_ = 0;       // fractional tokens carried over between speculative decode steps
   PrefixCache cache_;
   PrefixCache* host_ = nullptr;
