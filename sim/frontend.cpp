@@ -17,7 +17,8 @@ class FrontEnd {
  public:
   explicit FrontEnd(Point* p)
       : p_(p),
-        lock_(*p->mutex),
+        own_(sg4::Mutex::create()),
+        lock_(*own_),
         n_(static_cast<int>(p->requests.size())),
         front_end_(p->spec.efficiency.request_latency.value()) {}
 
@@ -223,9 +224,7 @@ class FrontEnd {
   void open_loop() {
     while (next_ < n_ && running()) {
       const double at = p_->requests[static_cast<std::size_t>(next_)].arrival;
-      lock_.unlock();
       sg4::this_actor::sleep_until(at);
-      lock_.lock();
       take_returns();
       issue(next_, at);
     }
@@ -248,7 +247,8 @@ class FrontEnd {
   }
 
   Point* p_;
-  std::unique_lock<sg4::Mutex> lock_;  // held except while the actor waits or sleeps
+  sg4::MutexPtr own_;  // the actor's own lock, for its condition variable (as the replicas')
+  std::unique_lock<sg4::Mutex> lock_;
   const int n_;                        // the point's requests
   const double front_end_;             // the serving front end's latency, s
   int next_ = 0;                       // next request to issue (closed and open loop)

@@ -11,7 +11,6 @@ namespace {
 // A transfer that arrived for a request: it joins replica k's inbox, or goes back to the frontend
 // to restart elsewhere when the replica failed while the transfer ran.
 void deliver(Point* p, int k, Request* r) {
-  std::unique_lock lock(*p->mutex);
   if (!p->up[static_cast<std::size_t>(k)]) {
     r->failed = true;
     r->first_token = -1;

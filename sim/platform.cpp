@@ -87,7 +87,6 @@ void build_point_platform(sg4::NetZone* root, std::size_t i, Point& p) {
 // disaggregated serving a KV receiver on each decode replica, with KV offload a mover on its host
 // pool; then the frontend.
 void spawn_point(std::size_t i, Point* p) {
-  p->mutex = sg4::Mutex::create();
   p->done_cv = sg4::ConditionVariable::create();
   p->inbox.resize(static_cast<std::size_t>(p->total));
   p->in_flight.assign(static_cast<std::size_t>(p->total), 0);

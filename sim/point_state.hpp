@@ -14,8 +14,9 @@
 //   collect          sim/collect.cpp    metrics per point, then evaluate() (sim/evaluate.hpp)
 //
 // Points share nothing, so each point's results are the same as if it ran alone. The actors of
-// one point share its Point under its mutex; SimGrid runs one actor at a time, and an actor gives
-// the others their turn only where it waits, sleeps or yields.
+// one point share its Point without a lock: SimGrid runs one actor at a time, and an actor gives
+// the others their turn only where it waits, sleeps, yields or calls into SimGrid (a
+// notification, a transfer), never in the middle of a change to the Point.
 
 #include <algorithm>
 #include <cstdint>
@@ -75,7 +76,6 @@ struct Point {
   std::vector<int> in_flight;
   std::deque<Request*> done;
   sg4::ConditionVariablePtr done_cv;
-  sg4::MutexPtr mutex;
   // Where the replicas run, and the SimGrid side of it.
   std::shared_ptr<const Deployment> deployment;
   int prefill = 0;  // disaggregated: the first `prefill` replicas form the prefill pool

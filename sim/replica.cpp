@@ -18,7 +18,8 @@ class ReplicaActor {
   ReplicaActor(Point* p, int k)
       : p_(p),
         k_(static_cast<std::size_t>(k)),
-        lock_(*p->mutex),
+        own_(sg4::Mutex::create()),
+        lock_(*own_),
         e_(*p->engines[k_]),
         inbox_(p->inbox[k_]),
         wake_(p->wake[k_]),
@@ -49,11 +50,7 @@ class ReplicaActor {
 
  private:
   // Sleeps until simulated time t, letting the point's other actors run meanwhile.
-  void sleep_until(double t) {
-    lock_.unlock();
-    sg4::this_actor::sleep_until(t);
-    lock_.lock();
-  }
+  void sleep_until(double t) { sg4::this_actor::sleep_until(t); }
 
   // Hands a transfer between this replica and its host DRAM pool to the pool's mover.
   void move(Point::Transfer t) {
@@ -125,11 +122,9 @@ class ReplicaActor {
     hand_back(lost);
     p_->done_cv->notify_one();
     if (o.to == kNever) return false;
-    lock_.unlock();
     sg4::this_actor::sleep_until(o.to);
     sg4::Comm::sendto(p_->pool_hosts[pool_index_], here_,
                       static_cast<std::uint64_t>(p_->weights_of(k_)));
-    lock_.lock();
     now_ = sg4::Engine::get_clock();
     p_->down_s += now_ - t;
     p_->recovered_s += now_ - t;
@@ -215,9 +210,7 @@ class ReplicaActor {
       p_->done_cv->notify_one();
       // Let the load generator answer at this instant, so that a follow-up request joins the
       // next iteration rather than the one after.
-      lock_.unlock();
       sg4::this_actor::yield();
-      lock_.lock();
     }
   }
 
@@ -237,7 +230,10 @@ class ReplicaActor {
 
   Point* p_;
   const std::size_t k_;                // this replica's index in the point
-  std::unique_lock<sg4::Mutex> lock_;  // held except while the actor waits or sleeps
+  // The actor's own lock, for its condition variable: SimGrid runs one actor at a time, so the
+  // point's state needs no lock of its own (point_state.hpp).
+  sg4::MutexPtr own_;
+  std::unique_lock<sg4::Mutex> lock_;
   ReplicaEngine& e_;
   std::deque<Request*>& inbox_;  // sent by the frontend or a mover, not yet admitted
   sg4::ConditionVariablePtr& wake_;
