@@ -29,6 +29,7 @@ struct Driven {
   std::vector<Request> requests;
   EngineStats stats;
   double max_kv = 0;
+  double kv_end = 0;  // KV in use once every request finished
   int apply_calls = 0;
 };
 
@@ -63,6 +64,7 @@ Driven drive(const perf::StepModel& m, double capacity, EngineParams p,
       if (next < requests.size()) issue(r->finish);
     }
   }
+  d.kv_end = e.kv_used();
   d.requests = std::move(requests);
   d.stats = e.stats();
   return d;
@@ -337,6 +339,9 @@ TEST(ReplicaEngine_Kv, SmallCache_PreemptsButNeverOverflows) {
   // 240 requests when admission counted the prompts alone).
   EXPECT_LE(d.stats.preemptions, static_cast<int>(reqs.size())) << d.stats.preemptions;
   for (const auto& r : d.requests) EXPECT_EQ(r.generated, r.osl);
+  // A preempted sequence gives back all it held, the tokens it decoded in the batch included
+  // (counted for the batch as a whole until it leaves): nothing is left once all have finished.
+  EXPECT_EQ(d.kv_end, 0.0);
   // With full reservation nothing is preempted.
   const Driven safe = drive(m, capacity, EngineParams{}, reqs, 24);
   EXPECT_EQ(safe.stats.preemptions, 0);
