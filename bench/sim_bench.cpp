@@ -4,7 +4,9 @@
 //   and
 //     layout (target: under 2 s);
 //   - engine plans (SimGrid wake-ups) and iterations per request when OSL doubles from 1k to 2k
-//     (target: plans per request do not double).
+//     (target: plans per request do not double);
+//   - wall time of a disaggregated point pair under load, and the prompts a KV transfer carries;
+//   - a full Jalapeno domain serving agentic sessions.
 // Usage: build/bench/racktwin_sim_bench
 
 #include <sys/resource.h>
@@ -18,6 +20,7 @@
 
 #include "scenarios/catalog_loader.hpp"
 #include "sim/serving.hpp"
+#include "sim/sweep.hpp"
 
 namespace {
 
@@ -29,6 +32,21 @@ struct Figures {
   double peak_rss_mb = 0;
 };
 
+// A closed-loop point of `clients` clients on one system, model and layout at its best precision.
+sim::PointSpec closed_loop(const Catalog& cat, const System& s, const Model& m, const char* layout,
+                           int isl, int osl, int clients) {
+  sim::PointSpec p;
+  p.system = &s;
+  p.model = &m;
+  p.layout = *parse_layout(layout);
+  p.precision = perf::best_precision(m, s, cat);
+  p.workload.isl = isl;
+  p.workload.osl = osl;
+  p.arrivals = sim::ClosedLoop{clients};
+  p.seed = sim::stream_seed(1, std::to_string(clients));
+  return p;
+}
+
 Figures sweep(const char* system, const char* model, const char* layout, int isl, int osl,
               int max_c) {
   auto cat = load_catalog_dir(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/catalog");
@@ -37,15 +55,7 @@ Figures sweep(const char* system, const char* model, const char* layout, int isl
   const Model& m = *cat->find_model(model);
   std::vector<sim::PointSpec> specs;
   for (int c = 1; c <= max_c; c *= 2) {
-    sim::PointSpec p;
-    p.system = &s;
-    p.model = &m;
-    p.layout = *parse_layout(layout);
-    p.precision = perf::best_precision(m, s, *cat);
-    p.workload.isl = isl;
-    p.workload.osl = osl;
-    p.arrivals = sim::ClosedLoop{c};
-    p.seed = sim::stream_seed(1, std::to_string(c));
+    sim::PointSpec p = closed_loop(*cat, s, m, layout, isl, osl, c);
     p.efficiency = cat->efficiency_prior_for(system)->values;
     specs.push_back(p);
   }
@@ -64,6 +74,50 @@ Figures sweep(const char* system, const char* model, const char* layout, int isl
   getrusage(RUSAGE_SELF, &u);
   f.peak_rss_mb = static_cast<double>(u.ru_maxrss) / 1024.0;
   return f;
+}
+
+// Disaggregated serving under load: gb200-nvl72 DeepSeek-R1 1k/1k, one tp8-ep8-dpa prefill replica
+// beside one decode replica, at 1,024 and 4,096 clients, with the catalog's calibrated efficiencies
+// and the system's multi-node batch. Each prompt's KV crosses the fabric as a SimGrid
+// communication, shared with the prompts of its instant (docs/simulation.md section 3.7).
+struct Disagg {
+  Figures f;
+  double prompts_per_transfer = 0;
+};
+Disagg disaggregated() {
+  auto cat = load_catalog_dir(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/catalog");
+  if (!cat) std::abort();
+  const System& s = *cat->find_system("gb200-nvl72");
+  const Model& m = *cat->find_model("deepseek-r1");
+  std::vector<sim::PointSpec> specs;
+  for (int c : {1024, 4096}) {
+    sim::PointSpec p = closed_loop(*cat, s, m, "tp8-ep8-dpa", 1024, 1024, c);
+    p.prefill_replicas = 1;
+    // Both pools batch as the system's multi-node benchmarks did (catalog serving.multinode).
+    if (auto seqs = sim::multinode_max_seqs(s, p.layout)) p.engine.max_seqs = *seqs;
+    p.efficiency = cat->efficiency_for("gb200-nvl72")->values;
+    specs.push_back(p);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = sim::simulate(*cat, specs);
+  const auto t1 = std::chrono::steady_clock::now();
+  if (!r) std::abort();
+  Disagg out;
+  Figures& f = out.f;
+  f.wall_s = std::chrono::duration<double>(t1 - t0).count();
+  double transfers = 0;
+  for (const auto& x : *r) {
+    if (!x.error.empty()) std::abort();
+    f.requests += static_cast<double>(x.completed);
+    f.plans += static_cast<double>(x.plans);
+    f.iterations += static_cast<double>(x.iterations);
+    transfers += static_cast<double>(x.completed) / x.kv_prompts_per_transfer;
+  }
+  out.prompts_per_transfer = f.requests / transfers;
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  f.peak_rss_mb = static_cast<double>(u.ru_maxrss) / 1024.0;
+  return out;
 }
 
 // A full 2,048-XPU Jalapeno domain (256 replicas of tp8-ep8-dpa) serving agentic sessions: 2,500
@@ -101,21 +155,22 @@ Figures domain() {
   return f;
 }
 
-// Runs `fn` in a child process and returns what it measured.
+// Runs `fn` in a child process and returns what it measured (a trivially copyable value).
 template <class F>
-Figures in_child(F fn) {
+auto in_child(F fn) -> decltype(fn()) {
+  using T = decltype(fn());
   int fd[2];
   std::fflush(stdout);
   if (pipe(fd) != 0) std::abort();
   const pid_t pid = fork();
   if (pid == 0) {
     close(fd[0]);
-    const Figures f = fn();
+    const T f = fn();
     if (write(fd[1], &f, sizeof f) != static_cast<ssize_t>(sizeof f)) _exit(1);
     _exit(0);
   }
   close(fd[1]);
-  Figures f;
+  T f{};
   if (read(fd[0], &f, sizeof f) != static_cast<ssize_t>(sizeof f))
     std::fprintf(stderr, "child failed\n");
   close(fd[0]);
@@ -153,6 +208,11 @@ int main() {
   std::printf("  plans per request grow x%.2f while iterations per request grow x%.2f\n",
               (b.plans / b.requests) / (a.plans / a.requests),
               (b.iterations / b.requests) / (a.iterations / a.requests));
+  std::printf(
+      "\nDisaggregated: gb200-nvl72 deepseek-r1 1k/1k, tp8-ep8-dpa 1p1d, C = 1024 and 4096\n");
+  const Disagg g = in_child(disaggregated);
+  std::printf("  %.0f requests in %.2f s wall, %.2f prompts per KV transfer, %.0f MB peak RSS\n",
+              g.f.requests, g.f.wall_s, g.prompts_per_transfer, g.f.peak_rss_mb);
   std::printf(
       "\nA 2,048-XPU jalapeno-a0 domain (256 x tp8-ep8-dpa) serving agentic sessions of "
       "deepseek-r1\n");

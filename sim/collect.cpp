@@ -55,6 +55,9 @@ Window request_metrics(const Point& p, PointResult& r) {
     r.kv_transfer_s = transfer_s / transferred;
     r.kv_transfer_bytes = transfer_bytes / transferred;
   }
+  if (p.kv_transfers > 0)
+    r.kv_prompts_per_transfer =
+        static_cast<double>(p.kv_prompts_sent) / static_cast<double>(p.kv_transfers);
   r.ttft = Stats::of(ttft);
   r.tpot = Stats::of(tpot);
   r.e2e = Stats::of(e2e);

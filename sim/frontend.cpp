@@ -122,6 +122,33 @@ class FrontEnd {
       else
         finish(r);
     }
+    send_transfers();
+  }
+
+  // The KV of the prompts taken back at this instant leaves: one transfer per prefill host and
+  // decode replica (Point::Transfer), in the order their first prompt was taken back.
+  void send_transfers() {
+    for (Point::Transfer& t : leaving_) {
+      const int to = t.requests.front()->replica;
+      p_->kv_transfers += 1;
+      p_->kv_prompts_sent += static_cast<std::int64_t>(t.requests.size());
+      p_->transfers.push_back(std::move(t));
+      p_->kv_mailbox[static_cast<std::size_t>(to)]->put_init(&p_->transfers.back(), 0)->detach();
+    }
+    leaving_.clear();
+  }
+
+  // Adds request r's KV, from prefill replica `from` to decode replica r->replica, to the
+  // transfer from the one's host to the other that leaves at this instant.
+  void join_transfer(int from, Request* r) {
+    sg4::Host* src = p_->replica_hosts[static_cast<std::size_t>(from)];
+    sg4::Host* dst = p_->replica_hosts[static_cast<std::size_t>(r->replica)];
+    auto t = std::find_if(leaving_.begin(), leaving_.end(), [&](const Point::Transfer& x) {
+      return x.from == src && x.requests.front()->replica == r->replica;
+    });
+    if (t == leaving_.end()) t = leaving_.insert(leaving_.end(), {{}, src, dst, 0.0});
+    t->requests.push_back(r);
+    t->bytes += p_->kv_bytes_per_token * (r->isl + r->generated);
   }
 
   // A prompt that waited for a decode replica leaves its prefill replica `k`: the KV it held there
@@ -161,12 +188,7 @@ class FrontEnd {
     }
     r->replica = to;
     p_->in_flight[static_cast<std::size_t>(r->replica)] += 1;
-    p_->transfers.push_back({r, p_->replica_hosts[static_cast<std::size_t>(from)],
-                             p_->replica_hosts[static_cast<std::size_t>(r->replica)],
-                             p_->kv_bytes_per_token * (r->isl + r->generated)});
-    p_->kv_mailbox[static_cast<std::size_t>(r->replica)]
-        ->put_init(&p_->transfers.back(), 0)
-        ->detach();
+    join_transfer(from, r);
   }
 
   // Finished: counted, followed by the client's next prompt in the closed loop, and releasing the
@@ -259,6 +281,7 @@ class FrontEnd {
   bool stranded_ = false;  // parked requests, and no replica of the entry pool ever comes back
   // Request graphs: released requests by arrival time (then index), not yet issued.
   std::set<std::pair<double, std::size_t>> scheduled_;
+  std::vector<Point::Transfer> leaving_;  // KV transfers that leave at this instant
 };
 
 }  // namespace

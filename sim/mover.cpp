@@ -26,7 +26,7 @@ void deliver(Point* p, int k, Request* r) {
 }  // namespace
 
 // Transfers run side by side: comms[0] receives the next transfer from `mb`, comms[i > 0] moves
-// moving[i]. A request waiting for one joins the replica's inbox when it has arrived.
+// moving[i]. The requests waiting for one join the replica's inbox when it has arrived.
 void mover(Point* p, int k, sg4::Mailbox* mb) {
   Point::Transfer* incoming = nullptr;
   std::vector<sg4::CommPtr> comms{mb->get_async<Point::Transfer>(&incoming)};
@@ -45,11 +45,10 @@ void mover(Point* p, int k, sg4::Mailbox* mb) {
       comms[0] = mb->get_async<Point::Transfer>(&incoming);
       continue;
     }
-    Request* r = moving[i]->r;
+    const Point::Transfer* done = moving[i];
     comms.erase(comms.begin() + static_cast<std::ptrdiff_t>(i));
     moving.erase(moving.begin() + static_cast<std::ptrdiff_t>(i));
-    if (r == nullptr) continue;  // a write to host DRAM: nobody waits for it
-    deliver(p, k, r);
+    for (Request* r : done->requests) deliver(p, k, r);  // none: a write to host DRAM
   }
 }
 

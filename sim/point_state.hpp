@@ -89,15 +89,19 @@ struct Point {
   // KV offload: one host DRAM tier per host pool, shared by its replicas.
   std::vector<std::unique_ptr<PrefixCache>> host_tiers;
   double block_bytes = 0;  // one cache block of one sequence's KV
+  // One SimGrid communication. The KV of the prompts that leave one prefill host for one decode
+  // replica at one instant goes as one: links share bandwidth max-min fairly (CM02, no TCP window,
+  // simulate.cpp), so k transfers that start together on one route end together, as their sum
+  // does; only a shorter prompt's alone would have ended sooner.
   struct Transfer {
-    Request* r =
-        nullptr;  // delivered to the mover's replica on arrival; nullptr: nothing to deliver
+    std::vector<Request*> requests{};  // delivered to the mover's replica on arrival (none: a write)
     sg4::Host* from = nullptr;
     sg4::Host* to = nullptr;
     double bytes = 0;
     bool stop = false;  // the run is over
   };
   std::deque<Transfer> transfers;  // stable addresses: mailboxes carry pointers to them
+  std::int64_t kv_transfers = 0, kv_prompts_sent = 0;  // prefill to decode, over the whole run
   // Failures: per replica, the spans it is out of service (sorted, disjoint; `to` infinite when
   // never repaired), whether it serves now, and what the failures cost.
   struct Outage {

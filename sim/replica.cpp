@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "sim/point_state.hpp"
 
@@ -54,7 +55,7 @@ class ReplicaActor {
 
   // Hands a transfer between this replica and its host DRAM pool to the pool's mover.
   void move(Point::Transfer t) {
-    p_->transfers.push_back(t);
+    p_->transfers.push_back(std::move(t));
     p_->offload_mailbox[k_]->put_init(&p_->transfers.back(), 0)->detach();
   }
 
@@ -81,7 +82,7 @@ class ReplicaActor {
         // Blocks the host tier holds are loaded over the host link before it is admitted.
         const int n = e_.plan_load(r);
         if (n > 0)
-          move({r, pool_, here_, n * p_->block_bytes});
+          move({{r}, pool_, here_, n * p_->block_bytes});
         else
           e_.admit(r);
       } else {
@@ -94,7 +95,7 @@ class ReplicaActor {
   void write_back() {
     if (!offload_) return;
     if (const int n = e_.take_offloaded(); n > 0)
-      move({nullptr, here_, pool_, n * p_->block_bytes});
+      move({{}, here_, pool_, n * p_->block_bytes});
   }
 
   // Hands requests back to the frontend (finished, prefilled, or lost).

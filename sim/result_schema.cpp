@@ -81,6 +81,7 @@ const std::vector<ResultField>& result_fields() {
       RT_FIELD(domains, "scale-up domains"),
       RT_FIELD(kv_transfer_bytes, "bytes per request"),
       RT_FIELD(kv_transfer_s, "s per request"),
+      RT_FIELD(kv_prompts_per_transfer, "prompts"),
       RT_FIELD(retried_requests, "requests"),
       RT_FIELD(replica_down_s, "replica-seconds"),
       RT_FIELD(recovery_s, "s per failure"),

@@ -167,6 +167,9 @@ struct PointResult {
   // Disaggregated serving: prompt KV moved from prefill to decode replicas (measured requests).
   double kv_transfer_bytes = 0;  // per request, mean
   double kv_transfer_s = 0;      // per request, mean time from sent to received
+  // Prompts per transfer over the whole run: the prompts one prefill replica hands to one decode
+  // replica at one instant go as one SimGrid communication (sim/point_state.hpp).
+  double kv_prompts_per_transfer = 0;
   double mean_concurrency = 0;   // time-average of requests in flight over the window
   // Open loop and trace replay: the requests in flight over the arrivals, their growth as a share
   // of the arrival rate (0 when the replicas keep up), their rise over the arrivals and the scatter

@@ -267,6 +267,7 @@ TEST(Run_Disaggregated, EveryRequestOnce_KvCrossesTheFabric) {
     if (p["serving"] == "aggregated") {
       EXPECT_EQ(p["xpus"], 8);
       EXPECT_EQ(p["metrics"]["kv_transfer_s"], 0.0);
+      EXPECT_EQ(p["metrics"]["kv_prompts_per_transfer"], 0.0);
       continue;
     }
     EXPECT_EQ(p["xpus"], 16);
@@ -276,9 +277,34 @@ TEST(Run_Disaggregated, EveryRequestOnce_KvCrossesTheFabric) {
     EXPECT_NEAR(bytes / (0.9 * 8192 + 1), 576.0 * 61, 576.0 * 61 * 0.15);
     EXPECT_GE(p["metrics"]["kv_transfer_s"].get<double>(), bytes / (8 * 900e9));
     EXPECT_LT(p["metrics"]["kv_transfer_s"].get<double>(), 0.05);
+    EXPECT_GE(p["metrics"]["kv_prompts_per_transfer"].get<double>(), 1.0);
     ++checked;
   }
   EXPECT_EQ(checked, 1);
+}
+
+// Short prompts under load: one prefill iteration finishes many prompts, and those bound for the
+// same decode replica leave as one transfer of their summed KV. The mean transfer time stays at or
+// above a prompt's KV over the replicas' links alone, and grows with the load: a prompt shares the
+// links with the others of its transfer and of its instant.
+TEST(Run_Disaggregated, PromptsOfOneIterationTravelTogether) {
+  auto r = run_text("disagg-together",
+                    "name: d\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"
+                    "layouts: {named: [tp8-ep8-dpa]}\nserving: [1p1d]\n"
+                    "workloads: [{isl: 512, osl: 64}]\nconcurrency: [1, 128]\n",
+                    " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j["points"].size(), 2u);
+  const json& one = j["points"][0]["metrics"];
+  const json& many = j["points"][1]["metrics"];
+  ASSERT_EQ(j["points"][1]["concurrency"], 128);
+  EXPECT_EQ(one["kv_prompts_per_transfer"], 1.0);  // one client: one prompt at a time
+  EXPECT_GT(many["kv_prompts_per_transfer"].get<double>(), 2.0);
+  for (const json* m : {&one, &many})
+    EXPECT_GE((*m)["kv_transfer_s"].get<double>(),
+              (*m)["kv_transfer_bytes"].get<double>() / (8 * 900e9));
+  EXPECT_GT(many["kv_transfer_s"].get<double>(), one["kv_transfer_s"].get<double>());
 }
 
 // Disaggregated pools of different layouts, as the published multi-node runs served DeepSeek-R1
