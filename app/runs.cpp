@@ -62,6 +62,14 @@ std::vector<std::string> comparison_lines(const db::Comparison& c) {
         out.push_back("  only in run " + id(run) + ": " + x.entry_kind + " " + x.entry_id + " " + x.field +
                       " = " + x.value);
   }
+  for (const auto& [list, run] :
+       {std::pair{&c.metrics_only_a, c.a.id}, std::pair{&c.metrics_only_b, c.b.id}}) {
+    if (list->empty()) continue;
+    std::string names;
+    for (const auto& n : *list) names += (names.empty() ? "" : ", ") + n;
+    out.push_back("");
+    out.push_back("Metrics only run " + id(run) + " reports (not compared): " + names);
+  }
   out.push_back("");
   out.push_back("Results: " + std::to_string(c.in_both) + " points in both runs, " +
                 std::to_string(c.only_in_a) + " only in run " + id(c.a.id) + ", " +

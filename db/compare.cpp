@@ -19,7 +19,7 @@ std::optional<double> MetricDiff::relative() const {
 bool PointDiff::differs() const {
   if (!index_a || !index_b || error_a != error_b) return true;
   return std::any_of(metrics.begin(), metrics.end(),
-                     [](const MetricDiff& m) { return m.differs(); });
+                     [](const MetricDiff& m) { return m.in_both_runs && m.differs(); });
 }
 
 namespace {
@@ -104,12 +104,19 @@ Comparison compare(const StoredRun& a, const StoredRun& b) {
   std::set_difference(sb.begin(), sb.end(), sa.begin(), sa.end(),
                       std::back_inserter(c.assumptions_only_b));
 
-  // Every metric name of either run, the first run's order first.
+  // Every metric name of either run, the first run's order first; those one run lacks, listed.
+  auto reports = [](const StoredRun& r, const std::string& name) {
+    return std::any_of(r.metrics.begin(), r.metrics.end(),
+                       [&](const MetricInfo& x) { return x.name == name; });
+  };
   std::vector<MetricInfo> names = a.metrics;
+  for (const auto& m : a.metrics)
+    if (!reports(b, m.name)) c.metrics_only_a.push_back(m.name);
   for (const auto& m : b.metrics)
-    if (std::none_of(names.begin(), names.end(),
-                     [&](const MetricInfo& x) { return x.name == m.name; }))
+    if (!reports(a, m.name)) {
       names.push_back(m);
+      c.metrics_only_b.push_back(m.name);
+    }
   std::map<PointKey, const StoredPoint*> in_b;
   for (const auto& p : b.points) in_b.emplace(p.key, &p);
   std::map<PointKey, bool> matched;
@@ -120,7 +127,7 @@ Comparison compare(const StoredRun& a, const StoredRun& b) {
     if (pb) d.index_b = pb->index, d.error_b = pb->error;
     for (const auto& m : names) {
       MetricDiff md{m.name, m.unit, pa ? pa->metric(m.name) : std::nullopt,
-                    pb ? pb->metric(m.name) : std::nullopt};
+                    pb ? pb->metric(m.name) : std::nullopt, reports(a, m.name) && reports(b, m.name)};
       if (md.a || md.b) d.metrics.push_back(md);
     }
     c.differing_points += d.differs() ? 1 : 0;
@@ -153,6 +160,8 @@ json comparison_json(const Comparison& c) {
   };
   j["assumptions_only_in_a"] = assumptions(c.assumptions_only_a);
   j["assumptions_only_in_b"] = assumptions(c.assumptions_only_b);
+  j["metrics_only_in_a"] = c.metrics_only_a;
+  j["metrics_only_in_b"] = c.metrics_only_b;
   j["differing_points"] = c.differing_points;
   json pts = json::array();
   auto opt = [](const auto& v) { return v ? json(*v) : json(); };

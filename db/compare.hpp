@@ -3,7 +3,9 @@
 // assumptions they rest on, and in the results of the points they share.
 //
 // Contract: pure and deterministic. Points are matched by PointKey; points of one run only are
-// listed as such. A metric differs when its values are not bitwise equal.
+// listed as such. A metric differs when its values are not bitwise equal. A metric that one run
+// does not report at all (a run stored before the metric existed) is listed once, and does not make
+// a point differ.
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,6 +23,7 @@ struct FieldDiff {
 struct MetricDiff {
   std::string name, unit;
   std::optional<double> a, b;
+  bool in_both_runs = true;  // false: one run reports this metric for none of its points
   bool differs() const { return a != b; }
   // (b - a) / |a|; nullopt when either is missing or a is 0.
   std::optional<double> relative() const;
@@ -39,6 +42,8 @@ struct Comparison {
   std::vector<FieldDiff> fields;           // run-record fields that differ (times excluded)
   std::vector<std::string> scenario_diff;  // "- line", "+ line", "  line"; empty when identical
   std::vector<Assumption> assumptions_only_a, assumptions_only_b;
+  // Metrics one run reports and the other does not report for any point (newer or older versions).
+  std::vector<std::string> metrics_only_a, metrics_only_b;
   std::vector<PointDiff> points;  // matched points in the first run's order, then the second's
   int differing_points = 0;
   int in_both = 0, only_in_a = 0, only_in_b = 0;  // points matched, and those of one run only

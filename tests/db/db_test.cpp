@@ -299,6 +299,34 @@ TEST(Db_Compare, LineDiff_ShowsChangedLinesWithContext) {
   EXPECT_EQ(d, want);
 }
 
+// A run stored by an older version lacks a metric the newer one reports: the metric is listed as
+// reported by one run only and does not make a point differ; a metric both report still does.
+TEST(Db_Compare, MetricOneRunDoesNotReport_ListedNotCountedAsADifference) {
+  auto run = [](std::int64_t id, std::vector<db::Metric> metrics) {
+    db::StoredRun r;
+    r.info.id = id;
+    for (const auto& m : metrics) r.metrics.push_back({m.name, m.unit});
+    db::StoredPoint p;
+    p.key.system = "gb200-nvl72";
+    p.metrics = std::move(metrics);
+    r.points.push_back(p);
+    return r;
+  };
+  const auto old_run = run(1, {{"total_tps_per_xpu", 100.0, "tok/s/XPU"}});
+  const auto new_run = run(2, {{"total_tps_per_xpu", 100.0, "tok/s/XPU"},
+                               {"kv_prompts_per_transfer", 0.0, "prompts"}});
+  const auto c = db::compare(old_run, new_run);
+  EXPECT_EQ(c.differing_points, 0);
+  EXPECT_TRUE(c.metrics_only_a.empty());
+  ASSERT_EQ(c.metrics_only_b, std::vector<std::string>{"kv_prompts_per_transfer"});
+  EXPECT_EQ(db::comparison_json(c)["metrics_only_in_b"][0], "kv_prompts_per_transfer");
+  const auto moved = run(3, {{"total_tps_per_xpu", 101.0, "tok/s/XPU"}});
+  EXPECT_EQ(db::compare(old_run, moved).differing_points, 1);
+  EXPECT_EQ(db::compare(new_run, moved).differing_points, 1);
+  EXPECT_EQ(db::compare(new_run, moved).metrics_only_a,
+            std::vector<std::string>{"kv_prompts_per_transfer"});
+}
+
 TEST_F(Db, Compare_SameSeed_NoDifference_OtherSeed_SeedAndResultsDiffer) {
   auto s = db::Store::open(path("r.db"), db::Store::Mode::create);
   ASSERT_TRUE(s);
