@@ -47,6 +47,33 @@ sim::PointSpec closed_loop(const Catalog& cat, const System& s, const Model& m, 
   return p;
 }
 
+// Simulates `specs` and returns the wall time, the requests, plans and iterations summed over
+// the points, and the process's peak RSS; aborts when the batch or a point fails.
+Figures timed(const Catalog& cat, const std::vector<sim::PointSpec>& specs,
+              double* prompts_per_transfer = nullptr) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = sim::simulate(cat, specs);
+  const auto t1 = std::chrono::steady_clock::now();
+  if (!r) std::abort();
+  Figures f;
+  f.wall_s = std::chrono::duration<double>(t1 - t0).count();
+  double transfers = 0;
+  for (const auto& x : *r) {
+    if (!x.error.empty()) std::abort();
+    f.requests += static_cast<double>(x.completed);
+    f.plans += static_cast<double>(x.plans);
+    f.iterations += static_cast<double>(x.iterations);
+    if (x.kv_prompts_per_transfer > 0)
+      transfers += static_cast<double>(x.completed) / x.kv_prompts_per_transfer;
+  }
+  if (prompts_per_transfer != nullptr && transfers > 0)
+    *prompts_per_transfer = f.requests / transfers;
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  f.peak_rss_mb = static_cast<double>(u.ru_maxrss) / 1024.0;
+  return f;
+}
+
 Figures sweep(const char* system, const char* model, const char* layout, int isl, int osl,
               int max_c) {
   auto cat = load_catalog_dir(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/catalog");
@@ -59,21 +86,7 @@ Figures sweep(const char* system, const char* model, const char* layout, int isl
     p.efficiency = cat->efficiency_prior_for(system)->values;
     specs.push_back(p);
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  auto r = sim::simulate(*cat, specs);
-  const auto t1 = std::chrono::steady_clock::now();
-  if (!r) std::abort();
-  Figures f;
-  f.wall_s = std::chrono::duration<double>(t1 - t0).count();
-  for (const auto& x : *r) {
-    f.requests += static_cast<double>(x.completed);
-    f.plans += static_cast<double>(x.plans);
-    f.iterations += static_cast<double>(x.iterations);
-  }
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  f.peak_rss_mb = static_cast<double>(u.ru_maxrss) / 1024.0;
-  return f;
+  return timed(*cat, specs);
 }
 
 // Disaggregated serving under load: gb200-nvl72 DeepSeek-R1 1k/1k, one tp8-ep8-dpa prefill replica
@@ -98,25 +111,8 @@ Disagg disaggregated() {
     p.efficiency = cat->efficiency_for("gb200-nvl72")->values;
     specs.push_back(p);
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  auto r = sim::simulate(*cat, specs);
-  const auto t1 = std::chrono::steady_clock::now();
-  if (!r) std::abort();
   Disagg out;
-  Figures& f = out.f;
-  f.wall_s = std::chrono::duration<double>(t1 - t0).count();
-  double transfers = 0;
-  for (const auto& x : *r) {
-    if (!x.error.empty()) std::abort();
-    f.requests += static_cast<double>(x.completed);
-    f.plans += static_cast<double>(x.plans);
-    f.iterations += static_cast<double>(x.iterations);
-    transfers += static_cast<double>(x.completed) / x.kv_prompts_per_transfer;
-  }
-  out.prompts_per_transfer = f.requests / transfers;
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  f.peak_rss_mb = static_cast<double>(u.ru_maxrss) / 1024.0;
+  out.f = timed(*cat, specs, &out.prompts_per_transfer);
   return out;
 }
 
@@ -140,19 +136,7 @@ Figures domain() {
   p.router = RouterPolicy::session_affinity;
   p.seed = 3;
   p.efficiency = cat->efficiency_prior_for("jalapeno-a0")->values;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto r = sim::simulate(*cat, {p});
-  const auto t1 = std::chrono::steady_clock::now();
-  if (!r || !(*r)[0].error.empty()) std::abort();
-  Figures f;
-  f.wall_s = std::chrono::duration<double>(t1 - t0).count();
-  f.requests = static_cast<double>((*r)[0].completed);
-  f.plans = static_cast<double>((*r)[0].plans);
-  f.iterations = static_cast<double>((*r)[0].iterations);
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  f.peak_rss_mb = static_cast<double>(u.ru_maxrss) / 1024.0;
-  return f;
+  return timed(*cat, {p});
 }
 
 // Runs `fn` in a child process and returns what it measured (a trivially copyable value).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "db/export.hpp"
@@ -117,6 +118,8 @@ Comparison compare(const StoredRun& a, const StoredRun& b) {
       names.push_back(m);
       c.metrics_only_b.push_back(m.name);
     }
+  std::set<std::string> one_sided(c.metrics_only_a.begin(), c.metrics_only_a.end());
+  one_sided.insert(c.metrics_only_b.begin(), c.metrics_only_b.end());
   std::map<PointKey, const StoredPoint*> in_b;
   for (const auto& p : b.points) in_b.emplace(p.key, &p);
   std::map<PointKey, bool> matched;
@@ -127,7 +130,7 @@ Comparison compare(const StoredRun& a, const StoredRun& b) {
     if (pb) d.index_b = pb->index, d.error_b = pb->error;
     for (const auto& m : names) {
       MetricDiff md{m.name, m.unit, pa ? pa->metric(m.name) : std::nullopt,
-                    pb ? pb->metric(m.name) : std::nullopt, reports(a, m.name) && reports(b, m.name)};
+                    pb ? pb->metric(m.name) : std::nullopt, !one_sided.contains(m.name)};
       if (md.a || md.b) d.metrics.push_back(md);
     }
     c.differing_points += d.differs() ? 1 : 0;
