@@ -432,7 +432,49 @@ Json to_json(const CatalogEntry& e) {
            : e.kind == EntryKind::model ? to_json(*e.model)
                                         : to_json(*e.chip);
   j["kind"] = to_string(e.kind);
+  if (e.kind == EntryKind::system) j["multinode_recipes"] = e.recipes;
   return j;
+}
+
+// The multi-node deployments published for a system (Catalog::multinode_recipes), one row each.
+Section recipes_section(const Catalog& cat, const std::string& system) {
+  Section out{"Published multi-node deployments (scenarios/catalog/multinode.yaml)"};
+  out.table.push_back(
+      {"model", "precision", "isl/osl", "serving", "decode", "batch/rank", "clients", "recipe"});
+  for (const auto& r : cat.multinode_recipes)
+    if (r.system == system)
+      out.table.push_back({r.model, r.precision, fmt::format("{}/{}", r.isl, r.osl),
+                           r.serving.label(), r.decode.label(),
+                           r.max_seqs_per_rank ? std::to_string(*r.max_seqs_per_rank) : "-",
+                           fmt::format("{}", fmt::join(r.concurrency, ", ")), r.provenance.note});
+  if (out.table.size() == 1) {
+    out.table.clear();
+    out.notes.push_back(
+        "none: validate and calibrate run the generic 1p1d and 2p1d pools for this system");
+  } else {
+    out.right = {5};
+    out.notes.push_back(
+        "validate and calibrate run these, at their clients, in place of the generic 1p1d and "
+        "2p1d pools for a published point of the same model, precision and shape");
+  }
+  return out;
+}
+
+Json recipes_json(const Catalog& cat, const std::string& system) {
+  Json list = Json::array();
+  for (const auto& r : cat.multinode_recipes)
+    if (r.system == system)
+      list.push_back({{"model", r.model},
+                      {"precision", r.precision},
+                      {"isl", r.isl},
+                      {"osl", r.osl},
+                      {"serving", r.serving.label()},
+                      {"decode", r.decode.label()},
+                      {"max_seqs_per_rank", optional_json(r.max_seqs_per_rank)},
+                      {"concurrency", r.concurrency},
+                      {"sources", r.provenance.sources},
+                      {"note", r.provenance.note}});
+  return list;
 }
 
 Result<CatalogEntry> catalog_entry(const Catalog& cat, const std::string& id,
@@ -451,6 +493,8 @@ Result<CatalogEntry> catalog_entry(const Catalog& cat, const std::string& id,
     e.heading = id + " - " + e.system->name;
     e.description = e.system->description;
     e.sections = system_sections(*e.system);
+    if (e.system->serving.disaggregation) e.sections.push_back(recipes_section(cat, id));
+    e.recipes = recipes_json(cat, id);
     e.figures = {{"System figures", e.system->fields},
                  {"Chip figures (" + e.chip->id + ")", e.chip->fields}};
     groups = {{"system", &e.system->fields}, {"chip", &e.chip->fields}};

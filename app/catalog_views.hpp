@@ -64,6 +64,7 @@ struct CatalogEntry {
   // The figures flagged as assumptions: the system's then its chip's, or the entry's own.
   std::vector<db::Assumption> assumptions;
   std::vector<Source> sources;  // every source the figures cite, by id
+  Json recipes = Json::array();  // a system's published multi-node deployments
 };
 Json to_json(const CatalogEntry& e);  // the entry's JSON with its "kind"
 

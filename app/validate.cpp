@@ -87,8 +87,10 @@ void SweepChoice::apply(calib::PredictOptions& opt) const {
   if (!concurrency.empty()) {
     opt.concurrency = concurrency;
     opt.multinode_concurrency = false;
+    opt.recipes = false;
   }
   if (!serving.empty()) {
+    opt.recipes = false;
     opt.aggregated = false;
     opt.disaggregated.clear();
     for (const auto& label : serving) {

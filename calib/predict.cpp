@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/perf/memory.hpp"
+#include "core/perf/step.hpp"
 
 namespace racktwin::calib {
 
@@ -39,7 +40,7 @@ namespace {
 // (ServingStack::benchmark_concurrency). Multi-node configurations (disaggregated pools, replicas
 // across domains) ran their own sweeps to thousands of clients and are kept.
 bool beyond_benchmark(const sim::PointSpec& s) {
-  const auto cap = s.system->serving.benchmark_concurrency;
+  const auto cap = s.system->serving.benchmark_concurrency_for(s.model->id);
   const auto clients = sim::clients_of(s.arrivals);
   return cap && clients && *clients > *cap && !s.prefill_replicas &&
          static_cast<long>(s.layout.xpus()) * s.replicas <= s.system->domain_xpus;
@@ -94,6 +95,51 @@ std::expected<std::vector<sim::PointSpec>, std::string> group_sweep(
   return wide;
 }
 
+// The points of the published multi-node deployments of one (system, model, workload): each
+// recipe's decode layout in its serving mode at its client counts, its decode workers batching
+// the recipe's sequences per attention rank where it names them.
+std::expected<std::vector<sim::PointSpec>, std::string> recipe_sweep(
+    const std::vector<const MultiNodeRecipe*>& recipes, const Catalog& cat, const Scenario& sc,
+    sim::SweepOptions so) {
+  std::vector<sim::PointSpec> out;
+  for (const MultiNodeRecipe* r : recipes) {
+    Scenario rc = sc;
+    rc.layouts.replica_xpus.clear();
+    rc.layouts.named = {r->decode};
+    rc.concurrency = r->concurrency;
+    so.modes = std::vector<ServingMode>{r->serving};
+    auto specs = sim::build_sweep(cat, rc, so);
+    if (!specs) return specs;
+    for (auto& s : *specs)
+      if (r->max_seqs_per_rank)
+        s.engine.max_seqs = *r->max_seqs_per_rank * (r->decode.dp_attention ? r->decode.tp : 1);
+    out.insert(out.end(), specs->begin(), specs->end());
+  }
+  return out;
+}
+
+// The multi-node configurations of a group's sweep: where the catalog lists the system's published
+// multi-node deployments (any of them), those of the group's model, precision and shape, and none
+// beside them, neither generic pools nor aggregated replicas across scale-up domains (a group with
+// none listed ran no multi-node benchmark); for a system with none listed, or with the deployments
+// turned off, the options' generic modes over the sweep's layouts.
+struct GroupPools {
+  std::vector<const MultiNodeRecipe*> recipes;
+  bool generic = false;
+};
+
+GroupPools group_pools(const Catalog& cat, const ReferencePoint& p, const PredictOptions& options) {
+  const System* sys = cat.find_system(p.system);
+  const Model* model = cat.find_model(p.model);
+  if (sys == nullptr || model == nullptr || !sys->serving.disaggregation) return {};
+  const bool listed = std::any_of(cat.multinode_recipes.begin(), cat.multinode_recipes.end(),
+                                  [&](const MultiNodeRecipe& r) { return r.system == p.system; });
+  if (!options.recipes || !listed) return {{}, true};
+  const std::string precision =
+      p.workload.precision.value_or(perf::best_precision(*model, *sys, cat));
+  return {cat.recipes_for(p.system, p.model, precision, p.workload.isl, p.workload.osl), false};
+}
+
 }  // namespace
 
 PredictionPlan plan_predictions(const Catalog& cat, const std::vector<ReferencePoint>& points,
@@ -120,20 +166,31 @@ PredictionPlan plan_predictions(const Catalog& cat, const std::vector<ReferenceP
       w.kind = WorkloadKind::inferencex;
       w.inferencex = p.workload;
       sc.workloads = {w};
-      const System* sys = cat.find_system(p.system);
       sc.layouts.replica_xpus = options.replica_xpus;
       sim::SweepOptions so;
       so.seed = options.seed;
+      const GroupPools pools = group_pools(cat, p, options);
+      const auto& recipes = pools.recipes;
       std::vector<ServingMode> modes;
       if (options.aggregated) modes.push_back(ServingMode{});
-      if (sys != nullptr && sys->serving.disaggregation)
+      if (pools.generic)
         modes.insert(modes.end(), options.disaggregated.begin(), options.disaggregated.end());
       so.modes = modes;
       so.efficiency = options.efficiency;
       auto specs = group_sweep(cat, sc, so, options);
       if (specs) std::erase_if(*specs, beyond_benchmark);
+      if (specs && !pools.generic)
+        std::erase_if(*specs, [](const sim::PointSpec& s) {
+          return static_cast<long>(s.layout.xpus()) > s.system->domain_xpus;
+        });
+      if (specs && !recipes.empty()) {
+        if (auto more = recipe_sweep(recipes, cat, sc, so))
+          specs->insert(specs->end(), more->begin(), more->end());
+        else
+          specs = std::move(more);
+      }
       std::string err;
-      if (modes.empty())
+      if (modes.empty() && recipes.empty())
         err = "the sweep's serving modes are all disaggregated, and " + p.system +
               "'s serving stack has no disaggregation (add aggregated to --serving)";
       else if (!specs)

@@ -10,7 +10,9 @@
 // runs only up to the concurrency the system's single-node benchmark sweeps reached
 // (ServingStack::benchmark_concurrency), and a disaggregated one up to what its multi-node sweeps
 // reached where its decode pool holds that many (ServingStack::MultiNode), as the measurements
-// did. A point's metric is then read
+// did. Where the catalog lists the multi-node deployments the published benchmarks ran for the
+// point's system, model, precision and shape (scenarios/catalog/multinode.yaml), those replace
+// the generic disaggregated modes, each at the clients it ran. A point's metric is then read
 // off the sweep's summary or its Pareto envelope, as InferenceX reads its published curves
 // (docs/validation.md).
 //
@@ -46,6 +48,11 @@ struct PredictOptions {
   // disaggregated modes on systems whose serving stack offers disaggregation
   // (System::serving.disaggregation).
   bool aggregated = true;
+  // Where the catalog lists the multi-node deployments a system's published benchmarks ran for the
+  // point's model, precision and shape (Catalog::multinode_recipes), the sweep runs those, each at
+  // its own client counts, in place of `disaggregated`. Off: `disaggregated` everywhere, as when
+  // the command line names the serving modes or the client counts.
+  bool recipes = true;
   std::vector<ServingMode> disaggregated{ServingMode{1, 1, std::nullopt},
                                          ServingMode{2, 1, std::nullopt}};
   // Replica sizes (XPUs) whose valid layouts the sweeps try; empty: the default sweep's, as

@@ -106,7 +106,9 @@ void add_sweep_options(CLI::App* cmd, app::SweepChoice& sweep) {
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--concurrency", sweep.concurrency,
                   "Client counts the sweeps run, e.g. 1,16 for a quick look (default: 1 to 1024 "
-                  "by factors of 2, as the InferenceX sweeps; a smaller sweep may miss a peak)")
+                  "by factors of 2, as the InferenceX sweeps, and each published multi-node "
+                  "deployment at the clients it ran; given, these alone, in the modes of "
+                  "--serving; a smaller sweep may miss a peak)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 20));
   const CLI::Validator mode(
@@ -117,8 +119,10 @@ void add_sweep_options(CLI::App* cmd, app::SweepChoice& sweep) {
       "MODE", "serving mode");
   cmd->add_option("--serving", sweep.serving,
                   "Serving modes the sweeps run, e.g. 3p1d/tp2 for a published multi-node "
-                  "configuration (default: aggregated,1p1d,2p1d; disaggregated modes only on "
-                  "systems whose stack offers them)")
+                  "configuration (default: aggregated, and the multi-node deployments published "
+                  "for the point's system, model, precision and shape "
+                  "(scenarios/catalog/multinode.yaml), else 1p1d and 2p1d; disaggregated modes "
+                  "only on systems whose stack offers them; given, these modes everywhere)")
       ->delimiter(',')
       ->check(mode);
 }

@@ -77,6 +77,18 @@ std::optional<EfficiencyChoice> Catalog::efficiency_for(std::string_view system_
   return EfficiencyChoice{prior->values, "prior " + prior->id};
 }
 
+std::vector<const MultiNodeRecipe*> Catalog::recipes_for(std::string_view system,
+                                                         std::string_view model,
+                                                         std::string_view precision, int isl,
+                                                         int osl) const {
+  std::vector<const MultiNodeRecipe*> out;
+  for (const auto& r : multinode_recipes)
+    if (r.system == system && r.model == model && r.precision == precision && r.isl == isl &&
+        r.osl == osl)
+      out.push_back(&r);
+  return out;
+}
+
 std::vector<std::string> Catalog::system_ids() const {
   std::vector<std::string> ids;
   for (const auto& [id, _] : systems) ids.push_back(id);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/perf/efficiency.hpp"
+#include "core/scenario.hpp"
 #include "core/units.hpp"
 
 namespace racktwin {
@@ -161,6 +162,15 @@ struct ServingStack {
   // configuration within a scale-up domain of this system (InferenceX search spaces); unset: no
   // bound. `validate` and `calibrate` sweep such configurations up to it, as the measurements did.
   std::optional<int> benchmark_concurrency;
+  // The same bound for one model where its search spaces ended elsewhere (by model id).
+  std::map<std::string, int> benchmark_concurrency_by_model;
+  // The bound for one model: its own, else the system's; unset: no bound.
+  std::optional<int> benchmark_concurrency_for(const std::string& model) const {
+    if (auto it = benchmark_concurrency_by_model.find(model);
+        it != benchmark_concurrency_by_model.end())
+      return it->second;
+    return benchmark_concurrency;
+  }
   // Defaults for the points of this system where a scenario does not set them: the engine
   // settings of its published single-server benchmarks, each with its source.
   EngineLimits engine_limits;
@@ -330,6 +340,23 @@ struct EfficiencyChoice {
   std::string origin;  // "calibrated", "family <prior id>" or "prior <prior id>"
 };
 
+// A disaggregated deployment a system's published multi-node benchmarks ran for one model, weight
+// precision and workload shape (scenarios/catalog/multinode.yaml): its prefill and decode workers
+// and the client counts it ran at. `validate` and `calibrate` predict a published point of that
+// group over these deployments in place of the generic disaggregated pools (calib/predict.hpp).
+struct MultiNodeRecipe {
+  std::string system, model, precision;
+  int isl = 0, osl = 0;
+  ServingMode serving;  // disaggregated; its prefill layout, when given, is the prefill workers'
+  Layout decode;        // the decode workers' layout
+  // Sequences a decode worker batches per attention rank (the recipe's batch); unset: the
+  // system's serving.multinode.max_seqs_per_rank.
+  std::optional<int> max_seqs_per_rank;
+  std::vector<int> concurrency;  // the client counts it ran at, ascending
+  Provenance provenance;
+  std::string where;  // "file:line" of the entry
+};
+
 struct Catalog {
   std::map<std::string, Source> sources;
   std::map<std::string, NumberFormat> formats;
@@ -340,6 +367,7 @@ struct Catalog {
   std::optional<CalibrationRecord> calibration;
   std::map<std::string, CalibratedEfficiency> calibrated;           // by system id
   std::map<std::string, CalibratedEfficiency> calibrated_families;  // by prior id
+  std::vector<MultiNodeRecipe> multinode_recipes;  // in the order the files list them
   std::vector<std::string> files;  // the YAML files it was read from
 
   // The prior that lists the system, else the "default" prior; nullptr when neither exists.
@@ -347,6 +375,11 @@ struct Catalog {
   // The system's own calibration, else its family's (the systems its prior groups), else its
   // prior; nullopt when there is none of the three.
   std::optional<EfficiencyChoice> efficiency_for(std::string_view system_id) const;
+
+  // The multi-node deployments published for one system, model, precision and workload shape.
+  std::vector<const MultiNodeRecipe*> recipes_for(std::string_view system, std::string_view model,
+                                                  std::string_view precision, int isl,
+                                                  int osl) const;
 
   const System* find_system(std::string_view id) const;
   const Model* find_model(std::string_view id) const;

@@ -136,6 +136,8 @@ class EntryFields {
   }
 
   FieldRecords take() { return std::move(records_); }
+  // The entry-level `source:` read by read_default_source; none when absent or invalid.
+  const std::optional<Provenance>& default_provenance() const { return default_; }
 
  private:
   bool read_sources(const YAML::Node& n, const std::string& path, std::vector<std::string>& out) {
@@ -212,6 +214,7 @@ struct Loader {
   void read_model(Context& ctx, const YAML::Node& n, const std::string& path);
   void read_efficiency_prior(Context& ctx, const YAML::Node& n, const std::string& path);
   void read_calibration(Context& ctx, const YAML::Node& n, const std::string& path);
+  void read_multinode_recipe(Context& ctx, const YAML::Node& n, const std::string& path);
   std::optional<CalibratedEfficiency> read_calibrated(Context& ctx, const YAML::Node& n,
                                                       const std::string& path, bool family);
   std::optional<CalibratedEfficiency::Power> read_calibrated_power(Context& ctx, MapReader& m);
@@ -282,7 +285,8 @@ void Loader::read_text(const std::string& file, const std::string& text) {
   if (root) {
     if (root->IsNull()) {
       ctx.error(SourceLocation{file, 1, 1}, "", "the file is empty",
-                "a catalog file holds lists under sources, formats, chips, systems or models");
+                "a catalog file holds lists under sources, formats, chips, systems, models or "
+                "multinode_recipes");
     } else {
       MapReader top(ctx, *root, "");
       each_entry(ctx, top, "sources",
@@ -295,6 +299,8 @@ void Loader::read_text(const std::string& file, const std::string& text) {
       each_entry(ctx, top, "models", [&](const auto& n, const auto& p) { read_model(ctx, n, p); });
       each_entry(ctx, top, "efficiency_priors",
                  [&](const auto& n, const auto& p) { read_efficiency_prior(ctx, n, p); });
+      each_entry(ctx, top, "multinode_recipes",
+                 [&](const auto& n, const auto& p) { read_multinode_recipe(ctx, n, p); });
       if (top.has("calibration")) read_calibration(ctx, top.get("calibration"), "calibration");
       top.finish();
     }
@@ -630,13 +636,26 @@ std::optional<PendingRef> read_power(Context& ctx, MapReader& m, EntryFields& fi
 // The serving stack: engine name, the features it offers (MTP, disaggregation), the concurrency
 // its published benchmark sweeps reached and the engine settings they ran, single-server and
 // multi-node.
-void read_serving_stack(Context& ctx, MapReader& m, EntryFields& fields, ServingStack& serving) {
+void read_serving_stack(Context& ctx, MapReader& m, EntryFields& fields, ServingStack& serving,
+                        std::vector<PendingRef>& refs) {
   if (!m.has("serving")) return;
   MapReader v(ctx, m.get("serving"), m.child("serving"));
   if (auto e = v.string("engine", false)) serving.engine = *e;
   if (auto b = v.boolean("mtp", false)) serving.mtp = *b;
   if (auto b = v.boolean("disaggregation", false)) serving.disaggregation = *b;
   serving.benchmark_concurrency = fields.integer(v, "benchmark_concurrency", false, 1, 1 << 20);
+  if (v.has("benchmark_concurrency_by_model")) {
+    const YAML::Node by = v.get("benchmark_concurrency_by_model");
+    MapReader b(ctx, by, v.child("benchmark_concurrency_by_model"));
+    if (b.ok())
+      for (const auto& kv : by) {
+        const std::string model = kv.first.as<std::string>();
+        refs.push_back({ctx.location(kv.first), b.child(model), "model", model});
+        if (auto c = fields.integer(b, model, true, 1, 1 << 20))
+          serving.benchmark_concurrency_by_model[model] = *c;
+      }
+    b.finish();
+  }
   if (v.has("engine_limits")) {
     MapReader e(ctx, v.get("engine_limits"), v.child("engine_limits"));
     EngineLimits& l = serving.engine_limits;
@@ -673,7 +692,7 @@ void Loader::read_system(Context& ctx, const YAML::Node& n, const std::string& p
   read_scale_out(ctx, m, fields, *s, ok);
   std::optional<PendingRef> idle_check = read_power(ctx, m, fields, s->power);
   s->tco_per_xpu = fields.quantity<UsdPerSecond>(m, "tco_per_xpu", false);
-  read_serving_stack(ctx, m, fields, s->serving);
+  read_serving_stack(ctx, m, fields, s->serving, refs);
   m.finish();
 
   if (ok && s->domain_xpus % s->compute_tray.xpus != 0)
@@ -864,6 +883,104 @@ void Loader::read_model(Context& ctx, const YAML::Node& n, const std::string& pa
   md->id = *id;
   md->fields = fields.take();
   catalog.models.emplace(md->id, std::move(md));
+}
+
+// The client counts of a recipe: a non-empty list of distinct counts, kept ascending.
+std::optional<std::vector<int>> read_client_counts(Context& ctx, MapReader& m) {
+  if (!m.has("concurrency")) {
+    m.missing("concurrency", "the client counts the deployment ran at, e.g. [1024, 2048]");
+    return std::nullopt;
+  }
+  const YAML::Node list = m.get("concurrency");
+  const std::string path = m.child("concurrency");
+  if (!list.IsSequence() || list.size() == 0) {
+    ctx.error(list, path, "expected a non-empty list of client counts", "e.g. [1024, 2048]");
+    return std::nullopt;
+  }
+  std::vector<int> out;
+  bool ok = true;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto v = yaml::read_integer(ctx, list[i], yaml::index_path(path, i), 1, 1 << 20);
+    if (!v) {
+      ok = false;
+      continue;
+    }
+    if (std::find(out.begin(), out.end(), static_cast<int>(*v)) != out.end()) {
+      ctx.error(list[i], yaml::index_path(path, i),
+                "client count " + std::to_string(*v) + " is listed twice", "list each count once");
+      ok = false;
+    }
+    out.push_back(static_cast<int>(*v));
+  }
+  if (!ok) return std::nullopt;
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A label read with `parse` (parse_serving_mode, parse_layout); its message becomes the error.
+template <class T, class Parse>
+std::optional<T> read_label(Context& ctx, MapReader& m, std::string_view key,
+                            std::string_view expected, Parse parse) {
+  auto text = m.string(key, false);
+  if (!text) {
+    if (!m.has(key)) m.missing(key, expected);
+    return std::nullopt;
+  }
+  auto v = parse(*text);
+  if (!v) {
+    ctx.error(m.get(key), m.child(key), v.error(), std::string("give ") + std::string(expected));
+    return std::nullopt;
+  }
+  return *v;
+}
+
+void Loader::read_multinode_recipe(Context& ctx, const YAML::Node& n, const std::string& path) {
+  MapReader m(ctx, n, path);
+  if (!m.ok()) return;
+  MultiNodeRecipe r;
+  r.where = ctx.location(n).file + ":" + std::to_string(ctx.location(n).line);
+  auto system = m.string("system", true);
+  if (system) refs.push_back({ctx.location(m.get("system")), m.child("system"), "system", *system});
+  auto model = m.string("model", true);
+  if (model) refs.push_back({ctx.location(m.get("model")), m.child("model"), "model", *model});
+  auto precision = m.string("precision", true);
+  if (model && precision)
+    refs.push_back({ctx.location(m.get("precision")), m.child("precision"),
+                    "precision:" + *model, *precision});
+  auto isl = m.integer("isl", true, 1, 1 << 20);
+  auto osl = m.integer("osl", true, 1, 1 << 20);
+  auto serving = read_label<ServingMode>(ctx, m, "serving",
+                                         "disaggregated pools such as 4p1d/tp4-ep4-dpa",
+                                         parse_serving_mode);
+  if (serving && !serving->disaggregated()) {
+    ctx.error(m.get("serving"), m.child("serving"),
+              "a multi-node recipe is disaggregated, not aggregated",
+              "give its prefill and decode workers, e.g. 4p1d/tp4-ep4-dpa");
+    serving.reset();
+  }
+  auto decode = read_label<Layout>(ctx, m, "decode", "the decode workers' layout, e.g. tp8-ep8-dpa",
+                                   parse_layout);
+  auto seqs = m.integer("max_seqs_per_rank", false, 1, 1 << 20);
+  auto clients = read_client_counts(ctx, m);
+  EntryFields fields(ctx, path, refs);
+  if (!m.has("source")) m.missing("source", "the id of the source that lists the deployment");
+  fields.read_default_source(m);
+  if (auto note = m.string("note", false)) r.provenance.note = *note;
+  m.finish();
+  if (!system || !model || !precision || !isl || !osl || !serving || !decode || !clients ||
+      !fields.default_provenance())
+    return;
+  r.system = *system;
+  r.model = *model;
+  r.precision = *precision;
+  r.isl = static_cast<int>(*isl);
+  r.osl = static_cast<int>(*osl);
+  r.serving = *serving;
+  r.decode = *decode;
+  if (seqs) r.max_seqs_per_rank = static_cast<int>(*seqs);
+  r.concurrency = std::move(*clients);
+  r.provenance.sources = fields.default_provenance()->sources;
+  catalog.multinode_recipes.push_back(std::move(r));
 }
 
 void Loader::read_efficiency_prior(Context& ctx, const YAML::Node& n, const std::string& path) {
@@ -1124,6 +1241,19 @@ void Loader::resolve() {
     if (r.kind == "chip" && !catalog.chips.contains(r.id)) report(r, chip_ids);
     if (r.kind == "format" && !catalog.formats.contains(r.id)) report(r, format_ids);
     if (r.kind == "system" && !catalog.systems.contains(r.id)) report(r, system_ids);
+    if (r.kind == "model" && !catalog.models.contains(r.id)) report(r, catalog.model_ids());
+    if (r.kind.starts_with("precision:")) {
+      const Model* model = catalog.find_model(r.kind.substr(10));
+      std::vector<std::string> precisions;
+      if (model != nullptr)
+        for (const auto& [k, _] : model->variants) precisions.push_back(k);
+      if (model != nullptr && !model->variants.contains(r.id))
+        diagnostics.push_back(Diagnostic{
+            r.where, r.path,
+            "model '" + model->id + "' has no precision '" + r.id + "'" +
+                did_you_mean(r.id, precisions),
+            "use one of the model's variants"});
+    }
     if (r.kind == "prior" && !catalog.efficiency_priors.contains(r.id)) {
       std::vector<std::string> prior_ids;
       for (const auto& [k, _] : catalog.efficiency_priors) prior_ids.push_back(k);

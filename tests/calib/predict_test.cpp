@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "test_support.hpp"
 
@@ -141,6 +143,7 @@ TEST(Plan, PointsOfOneSweepShareIt_UnrunnableWorkloadsSayWhy) {
   calib::PredictOptions opt;
   opt.concurrency = {1, 4};
   opt.multinode_concurrency = false;
+  opt.recipes = false;  // the generic pools (gb200-nvl72's published ones: their own test)
   const auto plan = calib::plan_predictions(shipped_catalog(), pts, opt);
   EXPECT_EQ(plan.group_of[0], plan.group_of[1]);
   EXPECT_GE(plan.group_of[0], 0);
@@ -179,6 +182,7 @@ TEST(Plan, AggregatedSingleDomainPoints_StopAtTheBenchmarksConcurrency) {
   calib::PredictOptions opt;
   opt.concurrency = {16, 64, 128, 1024};
   opt.multinode_concurrency = false;  // the next test: disaggregated points beyond the list
+  opt.recipes = false;                // the published deployments: their own test below
   const auto plan = calib::plan_predictions(shipped_catalog(), pts, opt);
   const int cap = *shipped_catalog().find_system("h100-hgx")->serving.benchmark_concurrency;
   ASSERT_EQ(cap, 64);
@@ -210,6 +214,7 @@ TEST(Plan, DisaggregatedPoints_AlsoRunAtTheClientsThatFillTheirDecodePool) {
   calib::PredictOptions opt;
   opt.concurrency = {256, 1024};
   opt.replica_xpus = {8};
+  opt.recipes = false;  // the generic pools, not the published deployments (the next test)
   auto clients = [&](const calib::PredictionPlan& plan, const std::string& layout, int prefill) {
     std::set<int> out;
     for (const auto& s : plan.specs)
@@ -234,6 +239,59 @@ TEST(Plan, DisaggregatedPoints_AlsoRunAtTheClientsThatFillTheirDecodePool) {
   opt.multinode_concurrency = false;
   EXPECT_EQ(clients(calib::plan_predictions(shipped_catalog(), pts, opt), "tp8-ep8-dpa", 1),
             (std::set<int>{256, 1024}));
+}
+
+// Where the catalog lists the multi-node deployments a published benchmark ran for the point's
+// system, model, precision and shape, the sweep runs exactly those, each at its own clients and
+// batch, in place of the generic 1p1d and 2p1d pools; aggregated points stay.
+TEST(Plan, PublishedMultiNodeDeployments_ReplaceTheGenericPools) {
+  std::vector<ReferencePoint> pts{point(Metric::peak_total_tps_per_xpu)};
+  pts[0].system = "b200-hgx";
+  pts[0].model = "deepseek-r1";
+  pts[0].workload.isl = 8192, pts[0].workload.osl = 1024, pts[0].workload.precision = "fp4";
+  const auto recipes = shipped_catalog().recipes_for("b200-hgx", "deepseek-r1", "fp4", 8192, 1024);
+  ASSERT_GE(recipes.size(), 5u);
+  using Config = std::tuple<std::string, std::string, int>;  // decode layout, mode, clients
+  std::multiset<Config> listed;
+  for (const MultiNodeRecipe* r : recipes)
+    for (int c : r->concurrency) listed.insert({r->decode.label(), r->serving.label(), c});
+  auto disaggregated = [](const calib::PredictionPlan& plan) {
+    std::multiset<Config> out;
+    for (const auto& s : plan.specs)
+      if (s.prefill_replicas)
+        out.insert({s.layout.label(), sim::serving_mode(s).label(), *sim::clients_of(s.arrivals)});
+    return out;
+  };
+  calib::PredictOptions opt;
+  const auto plan = calib::plan_predictions(shipped_catalog(), pts, opt);
+  EXPECT_EQ(disaggregated(plan), listed);
+  EXPECT_TRUE(std::any_of(plan.specs.begin(), plan.specs.end(),
+                          [](const auto& s) { return !s.prefill_replicas; }));
+  // ctx4_gen1_dep8_batch192: one decode worker of 8 DP-attention ranks batching 192 each.
+  bool seen = false;
+  for (const auto& s : plan.specs)
+    if (sim::serving_mode(s).label() == "4p1d/tp4-ep4-dpa" && s.layout.label() == "tp8-ep8-dpa") {
+      EXPECT_EQ(s.engine.max_seqs, 192 * 8);
+      EXPECT_EQ(*sim::clients_of(s.arrivals), 1606);
+      seen = true;
+    }
+  EXPECT_TRUE(seen);
+  // A model whose multi-node runs the catalog does not list on a system whose runs it lists ran
+  // none: aggregated configurations alone.
+  pts[0].model = "gpt-oss-120b";
+  ASSERT_TRUE(shipped_catalog().recipes_for("b200-hgx", "gpt-oss-120b", "fp4", 8192, 1024).empty());
+  const auto gptoss = calib::plan_predictions(shipped_catalog(), pts, opt);
+  EXPECT_FALSE(gptoss.specs.empty());
+  EXPECT_TRUE(disaggregated(gptoss).empty());
+  pts[0].model = "deepseek-r1";
+  // Off: the generic pools over the sweep's layouts, and none of the published deployments.
+  opt.recipes = false;
+  const auto generic = disaggregated(calib::plan_predictions(shipped_catalog(), pts, opt));
+  EXPECT_TRUE(std::any_of(generic.begin(), generic.end(),
+                          [](const Config& c) { return std::get<1>(c) == "1p1d"; }));
+  EXPECT_TRUE(std::none_of(generic.begin(), generic.end(), [](const Config& c) {
+    return std::get<1>(c) == "4p1d/tp4-ep4-dpa";
+  }));
 }
 
 }  // namespace

@@ -345,6 +345,24 @@ TEST(Run_Disaggregated, PrefillPoolOfItsOwnLayout) {
   EXPECT_EQ(too_small, 2);
 }
 
+// Pools wider than a server, of the same size but different layouts (H100's published DeepSeek-R1
+// FP8 deployments: TP16 prefill with DP attention beside TP16 decode): each replica takes two
+// whole servers, and KV crosses the scale-out network between them.
+TEST(Run_Disaggregated, PoolsOfTwoServersEach_OfDifferentLayouts) {
+  auto r = run_text("disagg-wide",
+                    "name: d\nsystems: [h100-hgx]\nmodels: [deepseek-r1]\n"
+                    "layouts: {named: [tp16-ep16]}\nserving: [1p1d/tp16-ep16-dpa]\n"
+                    "workloads: [{isl: 1024, osl: 128, precision: fp8}]\nconcurrency: [16]\n",
+                    " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json p = json::parse(r.out)["points"][0];
+  ASSERT_EQ(p["error"], "") << p;
+  EXPECT_EQ(p["xpus"], 32);
+  EXPECT_EQ(p["metrics"]["domains"], 4);
+  EXPECT_GT(p["metrics"]["kv_transfer_bytes"].get<double>(), 0.0);
+  EXPECT_EQ(p["metrics"]["completed"], p["metrics"]["requests"].get<double>() * 10 / 8);
+}
+
 TEST(Run_Errors, BadServingMode_IsAnInputErrorWithItsLine) {
   auto r = run_text("serving-bad",
                     "name: m\nsystems: [gb200-nvl72]\nmodels: [deepseek-r1]\n"

@@ -412,6 +412,27 @@ TEST(CatalogErrors_Serving, MultiNodeSettings_AreReadWithTheirProvenance_BadOnes
   EXPECT_EQ(d.size(), 2u) << dump(d);
 }
 
+// A model whose single-node search spaces ended elsewhere has its own bound; the others keep the
+// system's. An unknown model id and a bad count are errors at their line.
+TEST(CatalogErrors_Serving, BenchmarkConcurrencyByModel_OverridesTheSystemsBoundForThatModel) {
+  TempFile f("catalog.yaml",
+             with_serving("{benchmark_concurrency: {value: 256, source: src}, "
+                          "benchmark_concurrency_by_model: {dense-a: {value: 64, source: src, "
+                          "note: \"its search spaces end at 64\"}}}"));
+  auto c = load_catalog_files({f.path()});
+  ASSERT_TRUE(c.has_value()) << dump(c.error());
+  const ServingStack& s = c->systems.at("sys-a")->serving;
+  EXPECT_EQ(s.benchmark_concurrency_for("dense-a"), 64);
+  EXPECT_EQ(s.benchmark_concurrency_for("other"), 256);
+  auto d = load_errors(with_serving("{benchmark_concurrency_by_model: {dense-b: 64, dense-a: 0}}"));
+  const Diagnostic* unknown = find_diag(d, "unknown model id 'dense-b'");
+  ASSERT_NE(unknown, nullptr) << dump(d);
+  EXPECT_EQ(unknown->where.line, 31);
+  const Diagnostic* zero = find_diag(d, "benchmark_concurrency_by_model.dense-a");
+  ASSERT_NE(zero, nullptr) << dump(d);
+  EXPECT_EQ(zero->where.line, 31);
+}
+
 TEST(CatalogErrors_Serving, EngineLimitOutOfRangeAndUnknownKey_AreErrorsAtTheirLine) {
   auto d = load_errors(with_serving("{engine_limits: {memory_utilization: 1.5, max_seq: 3}}"));
   const Diagnostic* e = find_diag(d, "serving.engine_limits.memory_utilization");
@@ -432,6 +453,59 @@ TEST(CatalogErrors_Files, MissingDirectory_IsError) {
   auto c = load_catalog_dir("/nonexistent/racktwin/catalog");
   ASSERT_FALSE(c.has_value());
   EXPECT_NE(c.error()[0].message.find("not a catalog directory"), std::string::npos);
+}
+
+// The multi-node deployments a published benchmark ran (scenarios/catalog/multinode.yaml).
+TEST(CatalogErrors_Recipes, Recipe_LoadsWithItsPoolsClientsAndSource) {
+  TempFile f("catalog.yaml",
+             kValid + "multinode_recipes:\n"
+                      "  - {system: sys-a, model: dense-a, precision: bf16, isl: 1024, osl: 1024, "
+                      "serving: 2p1d/tp2, decode: tp4, max_seqs_per_rank: 64, concurrency: [512, "
+                      "128], source: src, note: \"ctx2_gen1_tp4_batch64\"}\n");
+  auto c = load_catalog_files({f.path()});
+  ASSERT_TRUE(c.has_value()) << dump(c.error());
+  ASSERT_EQ(c->multinode_recipes.size(), 1u);
+  const MultiNodeRecipe& r = c->multinode_recipes.front();
+  EXPECT_EQ(r.serving.label(), "2p1d/tp2");
+  EXPECT_EQ(r.decode.label(), "tp4");
+  EXPECT_EQ(r.max_seqs_per_rank, 64);
+  EXPECT_EQ(r.concurrency, (std::vector<int>{128, 512}));
+  EXPECT_EQ(r.provenance.sources, std::vector<std::string>{"src"});
+  EXPECT_EQ(r.provenance.note, "ctx2_gen1_tp4_batch64");
+  EXPECT_NE(r.where.find(":46"), std::string::npos) << r.where;
+  EXPECT_EQ(c->recipes_for("sys-a", "dense-a", "bf16", 1024, 1024).size(), 1u);
+  EXPECT_TRUE(c->recipes_for("sys-a", "dense-a", "bf16", 8192, 1024).empty());
+}
+
+TEST(CatalogErrors_Recipes, EveryBadRecipe_IsReportedAtItsLine_AllAtOnce) {
+  const std::string head = "  - {system: sys-a, model: dense-a, precision: bf16, isl: 1024, osl: 1024, ";
+  const std::string tail = ", source: src}\n";
+  auto d = load_errors(
+      kValid + "multinode_recipes:\n" +
+      "  - {system: sys-b, model: dense-a, precision: bf16, isl: 1024, osl: 1024, serving: 1p1d, "
+      "decode: tp4, concurrency: [8]" + tail +                                       // line 46
+      "  - {system: sys-a, model: dense-a, precision: fp8, isl: 1024, osl: 1024, serving: 1p1d, "
+      "decode: tp4, concurrency: [8]" + tail +                                       // line 47
+      head + "serving: aggregated, decode: tp4, concurrency: [8]" + tail +         // line 48
+      head + "serving: 1p1d, decode: tq4, concurrency: [8]" + tail +                // line 49
+      head + "serving: 1p1d, decode: tp4, concurrency: [8, 8]" + tail +             // line 50
+      head + "serving: 1p1d, decode: tp4, concurrency: [8]}\n" +                    // line 51
+      "  - {system: sys-a, model: nope, precision: bf16, isl: 1024, osl: 1024, serving: 1p1d, "
+      "decode: tp4, concurrency: [8]" + tail);                                       // line 52
+  auto at = [&](const std::string& needle, int line) {
+    const Diagnostic* e = find_diag(d, needle);
+    ASSERT_NE(e, nullptr) << needle << "\n" << dump(d);
+    EXPECT_EQ(e->where.line, line) << needle;
+    EXPECT_FALSE(e->hint.empty()) << needle;
+  };
+  at("unknown system id 'sys-b'", 46);
+  at("no precision 'fp8'", 47);
+  at("not aggregated", 48);
+  at("multinode_recipes[3].decode", 49);
+  at("listed twice", 50);
+  at("multinode_recipes[5]", 51);
+  at("unknown model id 'nope'", 52);
+  EXPECT_EQ(d.size(), 7u) << dump(d);
 }
 
 }  // namespace
