@@ -95,6 +95,9 @@ std::expected<std::vector<sim::PointSpec>, std::string> group_sweep(
   return wide;
 }
 
+// The most sequences a recipe's decode replica batches (the scenario's engine bound).
+constexpr long kMaxRecipeSeqs = 1 << 20;
+
 // The points of the published multi-node deployments of one (system, model, workload): each
 // recipe's decode layout in its serving mode at its client counts, its decode workers batching
 // the recipe's sequences per attention rank where it names them.
@@ -110,9 +113,11 @@ std::expected<std::vector<sim::PointSpec>, std::string> recipe_sweep(
     so.modes = std::vector<ServingMode>{r->serving};
     auto specs = sim::build_sweep(cat, rc, so);
     if (!specs) return specs;
+    const long ranks = r->decode.dp_attention ? r->decode.tp : 1;
     for (auto& s : *specs)
       if (r->max_seqs_per_rank)
-        s.engine.max_seqs = *r->max_seqs_per_rank * (r->decode.dp_attention ? r->decode.tp : 1);
+        s.engine.max_seqs =
+            static_cast<int>(std::min<long>(*r->max_seqs_per_rank * ranks, kMaxRecipeSeqs));
     out.insert(out.end(), specs->begin(), specs->end());
   }
   return out;
@@ -125,7 +130,8 @@ std::expected<std::vector<sim::PointSpec>, std::string> recipe_sweep(
 // turned off, the options' generic modes over the sweep's layouts.
 struct GroupPools {
   std::vector<const MultiNodeRecipe*> recipes;
-  bool generic = false;
+  bool generic = false;    // the options' generic modes
+  bool published = false;  // the system's listed deployments alone (possibly none for this group)
 };
 
 GroupPools group_pools(const Catalog& cat, const ReferencePoint& p, const PredictOptions& options) {
@@ -134,10 +140,12 @@ GroupPools group_pools(const Catalog& cat, const ReferencePoint& p, const Predic
   if (sys == nullptr || model == nullptr || !sys->serving.disaggregation) return {};
   const bool listed = std::any_of(cat.multinode_recipes.begin(), cat.multinode_recipes.end(),
                                   [&](const MultiNodeRecipe& r) { return r.system == p.system; });
-  if (!options.recipes || !listed) return {{}, true};
+  // The listed deployments ran without MTP: an MTP point keeps the generic pools.
+  if (!options.recipes || !listed || p.workload.mtp) return {{}, true, false};
   const std::string precision =
       p.workload.precision.value_or(perf::best_precision(*model, *sys, cat));
-  return {cat.recipes_for(p.system, p.model, precision, p.workload.isl, p.workload.osl), false};
+  return {cat.recipes_for(p.system, p.model, precision, p.workload.isl, p.workload.osl), false,
+          true};
 }
 
 }  // namespace
@@ -179,7 +187,7 @@ PredictionPlan plan_predictions(const Catalog& cat, const std::vector<ReferenceP
       so.efficiency = options.efficiency;
       auto specs = group_sweep(cat, sc, so, options);
       if (specs) std::erase_if(*specs, beyond_benchmark);
-      if (specs && !pools.generic)
+      if (specs && pools.published)
         std::erase_if(*specs, [](const sim::PointSpec& s) {
           return static_cast<long>(s.layout.xpus()) > s.system->domain_xpus;
         });

@@ -178,6 +178,8 @@ struct Loader {
   std::map<std::string, PendingRef> pending_idle;
   // Where each system's calibrated power was written: applied to the system once chips are linked.
   std::map<std::string, PendingRef> pending_power;
+  // Where each multi-node recipe was written, in Catalog::multinode_recipes order.
+  std::vector<PendingRef> recipe_at;
 
   bool claim_id(Context& ctx, const YAML::Node& at, const std::string& path,
                 const std::string& kind, const std::string& id) {
@@ -649,7 +651,8 @@ void read_serving_stack(Context& ctx, MapReader& m, EntryFields& fields, Serving
     MapReader b(ctx, by, v.child("benchmark_concurrency_by_model"));
     if (b.ok())
       for (const auto& kv : by) {
-        const std::string model = kv.first.as<std::string>();
+        if (!kv.first.IsScalar()) continue;  // MapReader reported the key
+        const std::string model = kv.first.Scalar();
         refs.push_back({ctx.location(kv.first), b.child(model), "model", model});
         if (auto c = fields.integer(b, model, true, 1, 1 << 20))
           serving.benchmark_concurrency_by_model[model] = *c;
@@ -957,6 +960,11 @@ void Loader::read_multinode_recipe(Context& ctx, const YAML::Node& n, const std:
               "a multi-node recipe is disaggregated, not aggregated",
               "give its prefill and decode workers, e.g. 4p1d/tp4-ep4-dpa");
     serving.reset();
+  } else if (serving && !serving->prefill_layout) {
+    ctx.error(m.get("serving"), m.child("serving"),
+              "a multi-node recipe names its prefill workers' layout",
+              "add it after '/', e.g. " + serving->label() + "/tp8");
+    serving.reset();
   }
   auto decode = read_label<Layout>(ctx, m, "decode", "the decode workers' layout, e.g. tp8-ep8-dpa",
                                    parse_layout);
@@ -980,6 +988,7 @@ void Loader::read_multinode_recipe(Context& ctx, const YAML::Node& n, const std:
   if (seqs) r.max_seqs_per_rank = static_cast<int>(*seqs);
   r.concurrency = std::move(*clients);
   r.provenance.sources = fields.default_provenance()->sources;
+  recipe_at.push_back({ctx.location(n), path, "recipe", r.system});
   catalog.multinode_recipes.push_back(std::move(r));
 }
 
@@ -1280,6 +1289,15 @@ void Loader::resolve() {
             "system '" + s + "' is listed by both priors '" + it->second + "' and '" + id + "'",
             "list each system in one prior"});
       }
+  // A multi-node recipe is a disaggregated deployment: its system must offer disaggregation.
+  for (std::size_t i = 0; i < catalog.multinode_recipes.size(); ++i)
+    if (const auto& r = catalog.multinode_recipes[i];
+        catalog.systems.contains(r.system) && !catalog.systems.at(r.system)->serving.disaggregation)
+      diagnostics.push_back(Diagnostic{
+          recipe_at[i].where, recipe_at[i].path,
+          "system '" + r.system + "' has serving.disaggregation: false, so its multi-node recipe "
+          "would never run",
+          "set disaggregation: true in its serving stack or remove the recipe"});
   // Link systems to their chips (systems are immutable once built: rebuild with the pointer set).
   for (auto& [id, sys] : catalog.systems) {
     auto it = catalog.chips.find(sys->chip_id);

@@ -284,6 +284,12 @@ TEST(Plan, PublishedMultiNodeDeployments_ReplaceTheGenericPools) {
   EXPECT_FALSE(gptoss.specs.empty());
   EXPECT_TRUE(disaggregated(gptoss).empty());
   pts[0].model = "deepseek-r1";
+  // The listed deployments ran without MTP: an MTP point keeps the generic pools.
+  pts[0].workload.mtp = true;
+  const auto mtp = disaggregated(calib::plan_predictions(shipped_catalog(), pts, opt));
+  EXPECT_TRUE(std::any_of(mtp.begin(), mtp.end(),
+                          [](const Config& c) { return std::get<1>(c) == "1p1d"; }));
+  pts[0].workload.mtp = false;
   // Off: the generic pools over the sweep's layouts, and none of the published deployments.
   opt.recipes = false;
   const auto generic = disaggregated(calib::plan_predictions(shipped_catalog(), pts, opt));

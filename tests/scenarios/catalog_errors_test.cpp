@@ -430,7 +430,10 @@ TEST(CatalogErrors_Serving, BenchmarkConcurrencyByModel_OverridesTheSystemsBound
   EXPECT_EQ(unknown->where.line, 31);
   const Diagnostic* zero = find_diag(d, "benchmark_concurrency_by_model.dense-a");
   ASSERT_NE(zero, nullptr) << dump(d);
-  EXPECT_EQ(zero->where.line, 31);
+  EXPECT_EQ(zero->where.line, 31);  // A key that is not a model id is an error at its line, not a crash.
+  auto odd = load_errors(with_serving("{benchmark_concurrency_by_model: {[a, b]: 64}}"));
+  ASSERT_FALSE(odd.empty());
+  EXPECT_EQ(odd.front().where.line, 31) << dump(odd);
 }
 
 TEST(CatalogErrors_Serving, EngineLimitOutOfRangeAndUnknownKey_AreErrorsAtTheirLine) {
@@ -482,15 +485,15 @@ TEST(CatalogErrors_Recipes, EveryBadRecipe_IsReportedAtItsLine_AllAtOnce) {
   const std::string tail = ", source: src}\n";
   auto d = load_errors(
       kValid + "multinode_recipes:\n" +
-      "  - {system: sys-b, model: dense-a, precision: bf16, isl: 1024, osl: 1024, serving: 1p1d, "
+      "  - {system: sys-b, model: dense-a, precision: bf16, isl: 1024, osl: 1024, serving: 1p1d/tp4, "
       "decode: tp4, concurrency: [8]" + tail +                                       // line 46
-      "  - {system: sys-a, model: dense-a, precision: fp8, isl: 1024, osl: 1024, serving: 1p1d, "
+      "  - {system: sys-a, model: dense-a, precision: fp8, isl: 1024, osl: 1024, serving: 1p1d/tp4, "
       "decode: tp4, concurrency: [8]" + tail +                                       // line 47
       head + "serving: aggregated, decode: tp4, concurrency: [8]" + tail +         // line 48
-      head + "serving: 1p1d, decode: tq4, concurrency: [8]" + tail +                // line 49
-      head + "serving: 1p1d, decode: tp4, concurrency: [8, 8]" + tail +             // line 50
-      head + "serving: 1p1d, decode: tp4, concurrency: [8]}\n" +                    // line 51
-      "  - {system: sys-a, model: nope, precision: bf16, isl: 1024, osl: 1024, serving: 1p1d, "
+      head + "serving: 1p1d/tp4, decode: tq4, concurrency: [8]" + tail +                // line 49
+      head + "serving: 1p1d/tp4, decode: tp4, concurrency: [8, 8]" + tail +             // line 50
+      head + "serving: 1p1d/tp4, decode: tp4, concurrency: [8]}\n" +                    // line 51
+      "  - {system: sys-a, model: nope, precision: bf16, isl: 1024, osl: 1024, serving: 1p1d/tp4, "
       "decode: tp4, concurrency: [8]" + tail);                                       // line 52
   auto at = [&](const std::string& needle, int line) {
     const Diagnostic* e = find_diag(d, needle);
@@ -506,6 +509,30 @@ TEST(CatalogErrors_Recipes, EveryBadRecipe_IsReportedAtItsLine_AllAtOnce) {
   at("multinode_recipes[5]", 51);
   at("unknown model id 'nope'", 52);
   EXPECT_EQ(d.size(), 7u) << dump(d);
+}
+
+// A recipe names its prefill workers' layout, and its system must offer disaggregation.
+TEST(CatalogErrors_Recipes, NoPrefillLayoutOrNoDisaggregation_AreErrorsAtTheirLine) {
+  const std::string recipe =
+      "multinode_recipes:\n"
+      "  - {system: sys-a, model: dense-a, precision: bf16, isl: 1024, osl: 1024, serving: %s, "
+      "decode: tp4, concurrency: [8], source: src}\n";
+  auto with = [&](const std::string& base, const std::string& serving) {
+    std::string r = recipe;
+    r.replace(r.find("%s"), 2, serving);
+    return base + r;
+  };
+  auto d = load_errors(with(kValid, "2p1d"));
+  const Diagnostic* e = find_diag(d, "names its prefill workers' layout");
+  ASSERT_NE(e, nullptr) << dump(d);
+  EXPECT_EQ(e->where.line, 46);
+  EXPECT_NE(e->hint.find("2p1d/"), std::string::npos) << e->hint;
+  EXPECT_EQ(d.size(), 1u) << dump(d);
+  auto no_disagg = load_errors(with(with_serving("{disaggregation: false}"), "2p1d/tp2"));
+  e = find_diag(no_disagg, "would never run");
+  ASSERT_NE(e, nullptr) << dump(no_disagg);
+  EXPECT_EQ(e->where.line, 47);
+  EXPECT_EQ(no_disagg.size(), 1u) << dump(no_disagg);
 }
 
 }  // namespace
