@@ -58,8 +58,10 @@ TEST_F(Gui, SystemFigures_ShowEverySection_TablesAndNotesIncluded) {
   MainWindow w(catalog(), (dir / "r.db").string());
   w.select_system("h200-hgx");
   const QString text = w.system_figures();
+  // and the multi-node deployments its published benchmarks ran (scenarios/catalog/multinode.yaml).
   for (const char* expected : {"h200-sxm", "switch hops", "scale-out", "engine limits, as its published",
-                               "prefill/decode disaggregation"})
+                               "prefill/decode disaggregation", "Published multi-node deployments",
+                               "1p6d/tp8-ep8-dpa", "c256_ctx1_gen6_dep8_batch512_eplb0_mtp0"})
     EXPECT_TRUE(text.contains(expected)) << expected << "\n" << text.toStdString();
 }
 
