@@ -95,9 +95,6 @@ std::expected<std::vector<sim::PointSpec>, std::string> group_sweep(
   return wide;
 }
 
-// The most sequences a recipe's decode replica batches (the scenario's engine bound).
-constexpr long kMaxRecipeSeqs = 1 << 20;
-
 // The points of the published multi-node deployments of one (system, model, workload): each
 // recipe's decode layout in its serving mode at its client counts, its decode workers batching
 // the recipe's sequences per attention rank where it names them.
@@ -113,11 +110,8 @@ std::expected<std::vector<sim::PointSpec>, std::string> recipe_sweep(
     so.modes = std::vector<ServingMode>{r->serving};
     auto specs = sim::build_sweep(cat, rc, so);
     if (!specs) return specs;
-    const long ranks = r->decode.dp_attention ? r->decode.tp : 1;
-    for (auto& s : *specs)
-      if (r->max_seqs_per_rank)
-        s.engine.max_seqs =
-            static_cast<int>(std::min<long>(*r->max_seqs_per_rank * ranks, kMaxRecipeSeqs));
+    if (r->max_seqs_per_rank)
+      for (auto& s : *specs) s.engine.max_seqs = sim::batch_of_ranks(*r->max_seqs_per_rank, r->decode);
     out.insert(out.end(), specs->begin(), specs->end());
   }
   return out;

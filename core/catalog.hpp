@@ -354,7 +354,6 @@ struct MultiNodeRecipe {
   std::optional<int> max_seqs_per_rank;
   std::vector<int> concurrency;  // the client counts it ran at, ascending
   Provenance provenance;
-  std::string where;  // "file:line" of the entry
 };
 
 struct Catalog {

@@ -941,7 +941,6 @@ void Loader::read_multinode_recipe(Context& ctx, const YAML::Node& n, const std:
   MapReader m(ctx, n, path);
   if (!m.ok()) return;
   MultiNodeRecipe r;
-  r.where = ctx.location(n).file + ":" + std::to_string(ctx.location(n).line);
   auto system = m.string("system", true);
   if (system) refs.push_back({ctx.location(m.get("system")), m.child("system"), "system", *system});
   auto model = m.string("model", true);

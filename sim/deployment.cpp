@@ -208,6 +208,16 @@ std::expected<Deployment, std::string> deploy(const System& system,
                                               const std::vector<ReplicaGroup>& groups,
                                               TopologyCache& cache) {
   if (groups.size() == 1) return deploy(system, groups[0].xpus, groups[0].replicas, cache);
+  // Groups of one replica size wider than a domain take whole domains in order, as one group does
+  // (two servers each for a 16-XPU prefill and decode pair on 8-XPU servers).
+  const bool one_size = std::all_of(groups.begin(), groups.end(), [&](const ReplicaGroup& g) {
+    return g.xpus == groups.front().xpus;
+  });
+  if (one_size && groups.front().xpus > system.domain_xpus) {
+    int replicas = 0;
+    for (const ReplicaGroup& g : groups) replicas += g.replicas;
+    return deploy(system, groups.front().xpus, replicas, cache);
+  }
   try {
     // From the domains the groups' XPUs fill to those that hold each group in domains of its own.
     long long xpus = 0, most = 0;

@@ -80,8 +80,8 @@ struct ReplicaGroup {
 };
 // Pools of different replica sizes: each group's replicas, in order, on the XPUs the groups before
 // it left free (sites in group order), on as few scale-up domains as hold them all. A replica
-// larger than a domain is not placed beside replicas of another size. One group is the
-// deployment above.
+// larger than a domain is not placed beside replicas of another size. One group, or groups of one
+// size larger than a domain (whole domains each, the groups in order), is the deployment above.
 std::expected<Deployment, std::string> deploy(const System& system,
                                               const std::vector<ReplicaGroup>& groups,
                                               TopologyCache& cache);

@@ -95,14 +95,9 @@ std::expected<Deployment, std::string> placed_in_domains(const PointSpec& s, Top
 std::expected<void, std::string> place(Point& p, Deployments& deployments, PointResult& result) {
   const PointSpec& s = p.spec;
   const int total = s.replicas + s.prefill_replicas.value_or(0);
-  // A prefill pool of its own layout is placed first, then the decode pool. Replicas wider than a
-  // scale-up domain take whole domains, the prefill replicas first, whichever pool's layout they
-  // run (two servers each for a 16-XPU prefill and decode pair on 8-XPU servers).
+  // A prefill pool of its own layout is placed first, then the decode pool.
   std::vector<ReplicaGroup> groups{{s.layout.xpus(), total}};
-  const bool whole_domains = s.prefill_pool &&
-                             s.prefill_pool->layout.xpus() == s.layout.xpus() &&
-                             s.layout.xpus() > s.system->domain_xpus;
-  if (s.prefill_pool && !whole_domains)
+  if (s.prefill_pool)
     groups = {{s.prefill_pool->layout.xpus(), *s.prefill_replicas}, {s.layout.xpus(), s.replicas}};
   const int own = s.prefill_pool ? s.prefill_pool->layout.xpus() : 0;
   std::shared_ptr<const Deployment> given;

@@ -59,11 +59,15 @@ EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s, c
   return e;
 }
 
+int batch_of_ranks(long per_rank, const Layout& l) {
+  const long ranks = l.dp_attention ? l.tp : 1;
+  return static_cast<int>(std::min<long>(per_rank * ranks, 1 << 20));
+}
+
 std::optional<int> multinode_max_seqs(const System& s, const Layout& l) {
   const auto per_rank = s.serving.multinode.max_seqs_per_rank;
   if (!per_rank) return std::nullopt;
-  const long ranks = l.dp_attention ? l.tp : 1;
-  return static_cast<int>(std::min<long>(*per_rank * ranks, 1 << 20));
+  return batch_of_ranks(*per_rank, l);
 }
 
 PrefillPool prefill_pool_of(const Scenario& sc, const Workload& w, const System& s,

@@ -51,6 +51,9 @@ EngineParams engine_of(const Scenario& sc, const Workload& w, const System* s = 
 // serving.multinode.max_seqs_per_rank) times the replica's attention ranks (its TP degree under DP
 // attention, else one); unset in the catalog: none (the simulation's default applies).
 std::optional<int> multinode_max_seqs(const System& s, const Layout& l);
+// The sequences a replica of layout `l` batches when each attention rank batches `per_rank`: times
+// its TP ranks under DP attention, else `per_rank`; at most 2^20 (the engine's bound).
+int batch_of_ranks(long per_rank, const Layout& l);
 
 // A prefill pool of its own layout `l` (a serving mode such as 3p1d/tp2): the scenario's engine
 // keys over the simulation's defaults for that layout (no single-server limits: the pools are a

@@ -475,7 +475,6 @@ TEST(CatalogErrors_Recipes, Recipe_LoadsWithItsPoolsClientsAndSource) {
   EXPECT_EQ(r.concurrency, (std::vector<int>{128, 512}));
   EXPECT_EQ(r.provenance.sources, std::vector<std::string>{"src"});
   EXPECT_EQ(r.provenance.note, "ctx2_gen1_tp4_batch64");
-  EXPECT_NE(r.where.find(":46"), std::string::npos) << r.where;
   EXPECT_EQ(c->recipes_for("sys-a", "dense-a", "bf16", 1024, 1024).size(), 1u);
   EXPECT_TRUE(c->recipes_for("sys-a", "dense-a", "bf16", 8192, 1024).empty());
 }
