@@ -51,6 +51,25 @@ Tier tier_for(const System& s, int p) {
   return {s.scale_out_latency.value(), s.scale_out_bandwidth_per_xpu.value()};
 }
 
+// The two-level span of a group of `p` XPUs packed contiguously (see CollectiveSpan).
+CollectiveSpan span_for(const System& s, int p, const Efficiency& eff) {
+  CollectiveSpan c;
+  c.ranks = std::max(1, p);
+  for (const auto& t : s.scale_up)
+    if (t.xpus < p) c.per_inner = std::max<double>(c.per_inner, t.xpus);
+  const Tier outer = tier_for(s, p);
+  c.outer_steps = ceil_log2(c.ranks / c.per_inner);
+  c.outer_latency = outer.latency + eff.alpha.value();
+  c.outer_bw = outer.bandwidth * eff.comm_eff;
+  if (c.per_inner > 1) {
+    const Tier inner = tier_for(s, static_cast<int>(c.per_inner));
+    c.inner_steps = ceil_log2(c.per_inner);
+    c.inner_latency = inner.latency + eff.alpha.value();
+    c.inner_bw = inner.bandwidth * eff.comm_eff;
+  }
+  return c;
+}
+
 std::string join_keys(const std::map<std::string, WeightVariant>& m) {
   std::string s;
   for (const auto& [k, _] : m) s += (s.empty() ? "" : ", ") + k;
@@ -58,6 +77,27 @@ std::string join_keys(const std::map<std::string, WeightVariant>& m) {
 }
 
 }  // namespace
+
+CollectiveSpan::Cost CollectiveSpan::all_reduce(double bytes) const {
+  const double m = per_inner, k = ranks / per_inner;
+  const double inner = 2 * (m - 1) / m * bytes, outer = 2 * (k - 1) / k * bytes / m;
+  Cost c;
+  c.bytes = inner + outer;
+  c.seconds = outer_steps * outer_latency + outer / outer_bw;
+  if (inner > 0) c.seconds += 2 * inner_steps * inner_latency + inner / inner_bw;
+  return c;
+}
+
+CollectiveSpan::Cost CollectiveSpan::all_to_all(double bytes) const {
+  const double inner = bytes * (per_inner - 1) / ranks, outer = bytes * (ranks - per_inner) / ranks;
+  Cost c;
+  c.bytes = inner + outer;
+  c.seconds = outer_steps * outer_latency + outer / outer_bw;
+  if (inner > 0) {
+    c.seconds = std::max(c.seconds, inner_steps * inner_latency + inner / inner_bw);
+  }
+  return c;
+}
 
 double expected_distinct_experts(double experts, double top_k, double tokens) {
   if (experts <= 0 || tokens <= 0) return 0.0;
@@ -354,10 +394,8 @@ std::expected<StepModel, std::string> StepModel::create(
   m.mtp_layers_ = spec.draft_tokens > 0 ? model.mtp_layers : 0;
 
   // Communication tiers.
-  const Tier tpt = tier_for(system, tp);
-  m.tp_steps_ = ceil_log2(tp);
-  m.tp_step_latency_ = tpt.latency + eff.alpha.value();
-  m.tp_bw_ = tpt.bandwidth * eff.comm_eff;
+  m.tp_span_ = span_for(system, tp, eff);
+  m.ep_span_ = span_for(system, ep, eff);
   const Tier ppt = tier_for(system, xpus);
   m.pp_latency_ = ppt.latency + eff.alpha.value();
   m.pp_bw_ = ppt.bandwidth * eff.comm_eff;
@@ -527,16 +565,17 @@ Breakdown StepModel::step(const IterationShape& full) const {
 
   // Collectives on the TP group's tier, per layer of a pass.
   double comm = 0.0, comm_bytes = 0.0;
+  auto add = [&](CollectiveSpan::Cost c, double count) {
+    comm += count * c.seconds;
+    comm_bytes += count * c.bytes;
+  };
   auto all_reduce = [&](double bytes, double count) {
     if (tp_ <= 1 || bytes <= 0 || count <= 0) return;
-    const double moved = 2 * (tp_ - 1) / tp_ * bytes;  // ring all-reduce
-    comm += count * (tp_steps_ * tp_step_latency_ + moved / tp_bw_);
-    comm_bytes += count * moved;
+    add(tp_span_.all_reduce(bytes), count);
   };
   auto all_to_all = [&](double bytes, double count) {
-    if (tp_ <= 1 || bytes <= 0 || count <= 0) return;
-    comm += count * (tp_steps_ * tp_step_latency_ + bytes / tp_bw_);
-    comm_bytes += count * bytes;
+    if (ep_ <= 1 || bytes <= 0 || count <= 0) return;
+    add(ep_span_.all_to_all(bytes), count);
   };
   // `n_tokens` through `layers` layers, `moe_count` of them MoE; `own_tokens` on the busiest rank.
   auto layer_collectives = [&](double n_tokens, double own_tokens, double layers,
@@ -551,7 +590,7 @@ Breakdown StepModel::step(const IterationShape& full) const {
     if (moe_ && ep_ > 1) {
       // Dispatch and combine: each token goes to the distinct EP ranks among its top-k experts.
       const double ranks = ep_ * (1.0 - std::pow(1.0 - 1.0 / ep_, top_k_));
-      all_to_all(own_tokens * ranks * (ep_ - 1) / ep_ * hidden_ * kActBytes, 2 * moe_count);
+      all_to_all(own_tokens * ranks * hidden_ * kActBytes, 2 * moe_count);
     }
   };
   layer_collectives(tokens, own, layers_, dense_layers_, moe_layers_);

@@ -143,6 +143,29 @@ std::optional<LayoutProblem> layout_problem(const Model& model, const System& sy
                                             const Speculation& spec = {});
 
 // Per-layer constants of one replica; built once by create().
+// A collective group of `ranks` XPUs packed contiguously, priced on two levels: groups of
+// `per_inner` ranks on the inner tier (the widest scale-up tier narrower than the group), and
+// ranks / per_inner such groups joined by the outer tier (the narrowest tier holding the group,
+// or the scale-out network). A group within one tier's narrowest level has per_inner = 1: one
+// level, the outer tier. Latencies include the per-step alpha; bandwidths the comm_eff.
+struct CollectiveSpan {
+  double ranks = 1, per_inner = 1;
+  double inner_steps = 0, inner_latency = 0, inner_bw = 0;
+  double outer_steps = 0, outer_latency = 0, outer_bw = 0;
+
+  // Seconds and bytes per XPU of one all-reduce of `bytes` over the group: a reduce-scatter on the
+  // inner tier, an all-reduce of the 1/per_inner shards across the inner groups on the outer
+  // tier (each XPU over its own link), an all-gather on the inner tier, each phase a ring.
+  struct Cost {
+    double seconds = 0, bytes = 0;
+  };
+  Cost all_reduce(double bytes) const;
+  // One all-to-all in which an XPU sends `bytes` in equal shares to every rank of the group
+  // (itself included): the shares for ranks of its own inner group move on the inner tier, the
+  // others' on the outer tier, both at once.
+  Cost all_to_all(double bytes) const;
+};
+
 class StepModel {
  public:
   // Fails (with the reason) when the layout cannot run this model on this system: heads, experts or
@@ -223,9 +246,9 @@ class StepModel {
   double head_flops_ = 0, head_bytes_rank_ = 0, emb_bytes_rank_ = 0;
   bool tied_ = false;
   double mtp_layers_ = 0;  // MTP modules held in memory when speculation uses them
-  // Communication (per collective): latency and bandwidth of the tier spanning the TP group and
-  // the replica.
-  double tp_step_latency_ = 0, tp_bw_ = 0, tp_steps_ = 0;
+  // Communication: the TP group's and the EP group's spans (collectives), and the tier spanning
+  // the replica (pipeline stage boundaries).
+  CollectiveSpan tp_span_, ep_span_;
   double pp_latency_ = 0, pp_bw_ = 0;
 };
 

@@ -110,6 +110,44 @@ TEST(PerfStep_HandChecked, LlamaTp8DecodeAllReduce) {
   EXPECT_NEAR(b.comm_bytes.value(), 2 * 80 * 2.0 * 7 / 8 * bytes, 1e-6);
 }
 
+TEST(PerfStep_HandChecked, LlamaTp16OverTwoServers_AllReducesWithinThenAcross) {
+  const System& h100 = sys("h100-hgx");
+  const StepModel m = make("llama-3.3-70b", "h100-hgx", tp(16), "bf16");
+  const Breakdown b = m.step(IterationShape::decode(1, 1000));
+  // Per all-reduce: reduce-scatter and all-gather within each server (2 x 3 steps of 0.75 us +
+  // 2 us; 2 x 7/8 of the message over 450 GB/s x 0.7), then the 1/8 shards all-reduced between the
+  // two servers (1 step of the scale-out latency + 2 us; 2 x 1/2 of a shard over 50 GB/s x 0.7).
+  const double bytes = 8192 * 2.0;
+  const double within = 2 * 3 * (0.75e-6 + 2e-6) + 2.0 * 7 / 8 * bytes / (450e9 * 0.7);
+  const double across = (h100.scale_out_latency.value() + 2e-6) +
+                        bytes / 8 / (h100.scale_out_bandwidth_per_xpu.value() * 0.7);
+  EXPECT_NEAR(b.comm_raw.value(), 2 * 80 * (within + across), 1e-15);
+  EXPECT_NEAR(b.comm_bytes.value(), 2 * 80 * (2.0 * 7 / 8 * bytes + bytes / 8), 1e-6);
+  // The whole ring on the NICs would move 15/8 of the message over them: far slower.
+  const double flat = 4 * (h100.scale_out_latency.value() + 2e-6) +
+                      2.0 * 15 / 16 * bytes / (h100.scale_out_bandwidth_per_xpu.value() * 0.7);
+  EXPECT_LT(within + across, flat);
+}
+
+TEST(PerfStep_HandChecked, CollectiveSpan_SplitsTheBytesByTier) {
+  CollectiveSpan two{.ranks = 16, .per_inner = 8, .inner_steps = 3, .inner_latency = 1e-6,
+                     .inner_bw = 400e9, .outer_steps = 1, .outer_latency = 5e-6, .outer_bw = 50e9};
+  const double y = 16e6;
+  // All-to-all: 1/16 stays, 7/16 within the server, 8/16 across, at the same time.
+  const auto a = two.all_to_all(y);
+  EXPECT_DOUBLE_EQ(a.bytes, y * 15 / 16);
+  EXPECT_DOUBLE_EQ(a.seconds, std::max(5e-6 + y / 2 / 50e9, 3e-6 + y * 7 / 16 / 400e9));
+  // One level (per_inner = 1): the ring and the all-to-all on the outer tier alone.
+  CollectiveSpan one{.ranks = 16, .per_inner = 1, .outer_steps = 4, .outer_latency = 5e-6,
+                     .outer_bw = 50e9};
+  EXPECT_DOUBLE_EQ(one.all_reduce(y).bytes, 2.0 * 15 / 16 * y);
+  EXPECT_DOUBLE_EQ(one.all_reduce(y).seconds, 4 * 5e-6 + 2.0 * 15 / 16 * y / 50e9);
+  EXPECT_DOUBLE_EQ(one.all_to_all(y).seconds, 4 * 5e-6 + y * 15 / 16 / 50e9);
+  // Over two levels the NICs carry less of either collective.
+  EXPECT_LT(two.all_reduce(y).seconds, one.all_reduce(y).seconds);
+  EXPECT_LT(a.seconds, one.all_to_all(y).seconds);
+}
+
 TEST(PerfStep_HandChecked, GptOssPrefillOnH100_IsComputeBoundAtBf16Rate) {
   // H100 has no FP4 tensor cores: MXFP4 experts are dequantised and multiply at the BF16 rate.
   const StepModel m = make("gpt-oss-120b", "h100-hgx", tp(1), "fp4");
