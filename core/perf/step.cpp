@@ -57,8 +57,10 @@ CollectiveSpan span_for(const System& s, int p, const Efficiency& eff) {
   c.ranks = std::max(1, p);
   for (const auto& t : s.scale_up)
     if (t.xpus < p) c.per_inner = std::max<double>(c.per_inner, t.xpus);
+  const int inner_size = static_cast<int>(c.per_inner);
+  c.smallest = p % inner_size == 0 ? c.per_inner : p % inner_size;
   const Tier outer = tier_for(s, p);
-  c.outer_steps = ceil_log2(c.ranks / c.per_inner);
+  c.outer_steps = ceil_log2(std::ceil(c.ranks / c.per_inner));
   c.outer_latency = outer.latency + eff.alpha.value();
   c.outer_bw = outer.bandwidth * eff.comm_eff;
   if (c.per_inner > 1) {
@@ -79,8 +81,9 @@ std::string join_keys(const std::map<std::string, WeightVariant>& m) {
 }  // namespace
 
 CollectiveSpan::Cost CollectiveSpan::all_reduce(double bytes) const {
-  const double m = per_inner, k = ranks / per_inner;
-  const double inner = 2 * (m - 1) / m * bytes, outer = 2 * (k - 1) / k * bytes / m;
+  // The inner phases of a whole inner group; the outer phase of the smallest group's shards.
+  const double m = per_inner, k = std::ceil(ranks / per_inner);
+  const double inner = 2 * (m - 1) / m * bytes, outer = 2 * (k - 1) / k * bytes / smallest;
   Cost c;
   c.bytes = inner + outer;
   c.seconds = outer_steps * outer_latency + outer / outer_bw;
@@ -89,7 +92,8 @@ CollectiveSpan::Cost CollectiveSpan::all_reduce(double bytes) const {
 }
 
 CollectiveSpan::Cost CollectiveSpan::all_to_all(double bytes) const {
-  const double inner = bytes * (per_inner - 1) / ranks, outer = bytes * (ranks - per_inner) / ranks;
+  // A rank of the smallest group sends the most over the outer tier.
+  const double inner = bytes * (smallest - 1) / ranks, outer = bytes * (ranks - smallest) / ranks;
   Cost c;
   c.bytes = inner + outer;
   c.seconds = outer_steps * outer_latency + outer / outer_bw;
@@ -395,7 +399,6 @@ std::expected<StepModel, std::string> StepModel::create(
 
   // Communication tiers.
   m.tp_span_ = span_for(system, tp, eff);
-  m.ep_span_ = span_for(system, ep, eff);
   const Tier ppt = tier_for(system, xpus);
   m.pp_latency_ = ppt.latency + eff.alpha.value();
   m.pp_bw_ = ppt.bandwidth * eff.comm_eff;
@@ -563,7 +566,7 @@ Breakdown StepModel::step(const IterationShape& full) const {
   }
   lm_head(ops, kLmHead, s.decode_seqs * queries + s.prefill_completions);
 
-  // Collectives on the TP group's tier, per layer of a pass.
+  // Collectives over the TP group's span, per layer of a pass.
   double comm = 0.0, comm_bytes = 0.0;
   auto add = [&](CollectiveSpan::Cost c, double count) {
     comm += count * c.seconds;
@@ -575,7 +578,7 @@ Breakdown StepModel::step(const IterationShape& full) const {
   };
   auto all_to_all = [&](double bytes, double count) {
     if (ep_ <= 1 || bytes <= 0 || count <= 0) return;
-    add(ep_span_.all_to_all(bytes), count);
+    add(tp_span_.all_to_all(bytes), count);
   };
   // `n_tokens` through `layers` layers, `moe_count` of them MoE; `own_tokens` on the busiest rank.
   auto layer_collectives = [&](double n_tokens, double own_tokens, double layers,

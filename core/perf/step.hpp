@@ -142,14 +142,17 @@ std::optional<LayoutProblem> layout_problem(const Model& model, const System& sy
                                             const std::string& precision,
                                             const Speculation& spec = {});
 
-// Per-layer constants of one replica; built once by create().
 // A collective group of `ranks` XPUs packed contiguously, priced on two levels: groups of
 // `per_inner` ranks on the inner tier (the widest scale-up tier narrower than the group), and
-// ranks / per_inner such groups joined by the outer tier (the narrowest tier holding the group,
-// or the scale-out network). A group within one tier's narrowest level has per_inner = 1: one
-// level, the outer tier. Latencies include the per-step alpha; bandwidths the comm_eff.
+// ceil(ranks / per_inner) such groups joined by the outer tier (the narrowest tier holding the
+// group, or the scale-out network). A group within one tier's narrowest level has per_inner = 1:
+// one level, the outer tier. When ranks is not a multiple of per_inner the last group is smaller,
+// `smallest` ranks; its ranks carry the most over the outer tier, and the costs are theirs (the
+// busiest XPU's). Only two levels: a group over several domains of a multi-tier domain prices its
+// domains' part on the domain's widest tier. Latencies include the per-step alpha; bandwidths the
+// comm_eff.
 struct CollectiveSpan {
-  double ranks = 1, per_inner = 1;
+  double ranks = 1, per_inner = 1, smallest = 1;
   double inner_steps = 0, inner_latency = 0, inner_bw = 0;
   double outer_steps = 0, outer_latency = 0, outer_bw = 0;
 
@@ -166,6 +169,7 @@ struct CollectiveSpan {
   Cost all_to_all(double bytes) const;
 };
 
+// Per-layer constants of one replica; built once by create().
 class StepModel {
  public:
   // Fails (with the reason) when the layout cannot run this model on this system: heads, experts or
@@ -246,9 +250,10 @@ class StepModel {
   double head_flops_ = 0, head_bytes_rank_ = 0, emb_bytes_rank_ = 0;
   bool tied_ = false;
   double mtp_layers_ = 0;  // MTP modules held in memory when speculation uses them
-  // Communication: the TP group's and the EP group's spans (collectives), and the tier spanning
-  // the replica (pipeline stage boundaries).
-  CollectiveSpan tp_span_, ep_span_;
+  // Communication: the TP group's span (its all-reduces, and under DP attention, where the EP
+  // group is the TP group (layout_problem), the all-to-alls), and the tier spanning the replica
+  // (pipeline stage boundaries).
+  CollectiveSpan tp_span_;
   double pp_latency_ = 0, pp_bw_ = 0;
 };
 

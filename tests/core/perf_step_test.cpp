@@ -130,8 +130,9 @@ TEST(PerfStep_HandChecked, LlamaTp16OverTwoServers_AllReducesWithinThenAcross) {
 }
 
 TEST(PerfStep_HandChecked, CollectiveSpan_SplitsTheBytesByTier) {
-  CollectiveSpan two{.ranks = 16, .per_inner = 8, .inner_steps = 3, .inner_latency = 1e-6,
-                     .inner_bw = 400e9, .outer_steps = 1, .outer_latency = 5e-6, .outer_bw = 50e9};
+  CollectiveSpan two{.ranks = 16, .per_inner = 8, .smallest = 8, .inner_steps = 3,
+                     .inner_latency = 1e-6, .inner_bw = 400e9, .outer_steps = 1,
+                     .outer_latency = 5e-6, .outer_bw = 50e9};
   const double y = 16e6;
   // All-to-all: 1/16 stays, 7/16 within the server, 8/16 across, at the same time.
   const auto a = two.all_to_all(y);
@@ -146,6 +147,15 @@ TEST(PerfStep_HandChecked, CollectiveSpan_SplitsTheBytesByTier) {
   // Over two levels the NICs carry less of either collective.
   EXPECT_LT(two.all_reduce(y).seconds, one.all_reduce(y).seconds);
   EXPECT_LT(a.seconds, one.all_to_all(y).seconds);
+  // Twelve ranks over 8-XPU servers: a rank of the 4-rank remainder sends 8/12 across and 3/12
+  // within, and all-reduces shards of 1/4 of the message across.
+  CollectiveSpan twelve = two;
+  twelve.ranks = 12;
+  twelve.smallest = 4;
+  EXPECT_DOUBLE_EQ(twelve.all_to_all(y).bytes, y * 11 / 12);
+  EXPECT_DOUBLE_EQ(twelve.all_to_all(y).seconds, 5e-6 + y * 8 / 12 / 50e9);
+  EXPECT_DOUBLE_EQ(twelve.all_reduce(y).seconds,
+                   5e-6 + 2.0 * 1 / 2 * y / 4 / 50e9 + 2 * 3 * 1e-6 + 2.0 * 7 / 8 * y / 400e9);
 }
 
 TEST(PerfStep_HandChecked, GptOssPrefillOnH100_IsComputeBoundAtBf16Rate) {
