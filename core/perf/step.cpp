@@ -51,8 +51,15 @@ Tier tier_for(const System& s, int p) {
   return {s.scale_out_latency.value(), s.scale_out_bandwidth_per_xpu.value()};
 }
 
-// The two-level span of a group of `p` XPUs packed contiguously (see CollectiveSpan).
-CollectiveSpan span_for(const System& s, int p, const Efficiency& eff) {
+std::string join_keys(const std::map<std::string, WeightVariant>& m) {
+  std::string s;
+  for (const auto& [k, _] : m) s += (s.empty() ? "" : ", ") + k;
+  return s;
+}
+
+}  // namespace
+
+CollectiveSpan CollectiveSpan::of(const System& s, int p, const Efficiency& eff) {
   CollectiveSpan c;
   c.ranks = std::max(1, p);
   for (const auto& t : s.scale_up)
@@ -71,14 +78,6 @@ CollectiveSpan span_for(const System& s, int p, const Efficiency& eff) {
   }
   return c;
 }
-
-std::string join_keys(const std::map<std::string, WeightVariant>& m) {
-  std::string s;
-  for (const auto& [k, _] : m) s += (s.empty() ? "" : ", ") + k;
-  return s;
-}
-
-}  // namespace
 
 CollectiveSpan::Cost CollectiveSpan::all_reduce(double bytes) const {
   // The inner phases of a whole inner group; the outer phase of the smallest group's shards.
@@ -398,7 +397,7 @@ std::expected<StepModel, std::string> StepModel::create(
   m.mtp_layers_ = spec.draft_tokens > 0 ? model.mtp_layers : 0;
 
   // Communication tiers.
-  m.tp_span_ = span_for(system, tp, eff);
+  m.tp_span_ = CollectiveSpan::of(system, tp, eff);
   const Tier ppt = tier_for(system, xpus);
   m.pp_latency_ = ppt.latency + eff.alpha.value();
   m.pp_bw_ = ppt.bandwidth * eff.comm_eff;

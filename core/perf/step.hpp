@@ -152,6 +152,9 @@ std::optional<LayoutProblem> layout_problem(const Model& model, const System& sy
 // domains' part on the domain's widest tier. Latencies include the per-step alpha; bandwidths the
 // comm_eff.
 struct CollectiveSpan {
+  // The span of `ranks` XPUs of `system` packed contiguously, at efficiencies `eff`.
+  static CollectiveSpan of(const System& system, int ranks, const Efficiency& eff);
+
   double ranks = 1, per_inner = 1, smallest = 1;
   double inner_steps = 0, inner_latency = 0, inner_bw = 0;
   double outer_steps = 0, outer_latency = 0, outer_bw = 0;

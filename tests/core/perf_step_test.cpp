@@ -129,6 +129,33 @@ TEST(PerfStep_HandChecked, LlamaTp16OverTwoServers_AllReducesWithinThenAcross) {
   EXPECT_LT(within + across, flat);
 }
 
+TEST(PerfStep_HandChecked, CollectiveSpan_OfAGroup_TakesItsInnerAndOuterTiersFromTheSystem) {
+  const Efficiency e = bare();
+  const System& h100 = sys("h100-hgx");
+  // Within one server: one level, NVLink.
+  const auto eight = CollectiveSpan::of(h100, 8, e);
+  EXPECT_EQ(eight.per_inner, 1);
+  EXPECT_EQ(eight.outer_steps, 3);
+  EXPECT_DOUBLE_EQ(eight.outer_bw, 450e9 * 0.7);
+  // Two servers: servers of 8 over NVLink, joined by the NICs.
+  const auto sixteen = CollectiveSpan::of(h100, 16, e);
+  EXPECT_EQ(sixteen.per_inner, 8);
+  EXPECT_EQ(sixteen.smallest, 8);
+  EXPECT_EQ(sixteen.outer_steps, 1);
+  EXPECT_DOUBLE_EQ(sixteen.inner_bw, 450e9 * 0.7);
+  EXPECT_DOUBLE_EQ(sixteen.outer_bw, h100.scale_out_bandwidth_per_xpu.value() * 0.7);
+  // Twelve: a server and a half; the half is the busiest.
+  const auto twelve = CollectiveSpan::of(h100, 12, e);
+  EXPECT_EQ(twelve.per_inner, 8);
+  EXPECT_EQ(twelve.smallest, 4);
+  EXPECT_EQ(twelve.outer_steps, 1);
+  // Jalapeno: 256 XPUs are two racks (800 GB/s each within) over the domain tier (200 GB/s).
+  const auto racks = CollectiveSpan::of(sys("jalapeno-a0"), 256, e);
+  EXPECT_EQ(racks.per_inner, 128);
+  EXPECT_DOUBLE_EQ(racks.inner_bw, 800e9 * 0.7);
+  EXPECT_DOUBLE_EQ(racks.outer_bw, 200e9 * 0.7);
+}
+
 TEST(PerfStep_HandChecked, CollectiveSpan_SplitsTheBytesByTier) {
   CollectiveSpan two{.ranks = 16, .per_inner = 8, .smallest = 8, .inner_steps = 3,
                      .inner_latency = 1e-6, .inner_bw = 400e9, .outer_steps = 1,
