@@ -33,10 +33,10 @@ std::string iteration_title(const IterationTime& t) {
   return s + fmt::format(
                  "\nefficiency: {}{} (mfu {:g}, mbu {:g}, attention core {:g}, comm_eff {:g}, "
                  "alpha {}, overlap {:g}, "
-                 "layer {}, step {}, per sequence {}, MoE imbalance {:g})",
+                 "layer {}, step {}, per sequence {}, MoE imbalance {:g}, dequantising GEMMs {:g})",
                  origin, a.prior ? ", as asked" : ", as run uses", e.mfu, e.mbu, e.attn_eff,
                  e.comm_eff, format(e.alpha), e.overlap, format(e.layer_overhead),
-                 format(e.step_overhead), format(e.seq_overhead), e.moe_imbalance);
+                 format(e.step_overhead), format(e.seq_overhead), e.moe_imbalance, e.dequant_eff);
 }
 
 Section terms_section(const perf::Breakdown& b) {

@@ -69,6 +69,7 @@ Json efficiency_json(const perf::Efficiency& e) {
           {"step_overhead_s", e.step_overhead.value()},
           {"seq_overhead_s", e.seq_overhead.value()},
           {"moe_imbalance", e.moe_imbalance},
+          {"dequant_eff", e.dequant_eff},
           {"request_latency_s", e.request_latency.value()}};
 }
 

@@ -50,7 +50,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FacilitySpec, pue, electricity_price, power_b
 namespace perf {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Efficiency, mfu, mbu, attn_eff, comm_eff, alpha, overlap,
                                    layer_overhead, step_overhead, seq_overhead, moe_imbalance,
-                                   request_latency)
+                                   dequant_eff, request_latency)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryParams, memory_utilization, runtime_reserve,
                                    workspace_bytes_per_token_hidden, max_batched_tokens,
                                    activation_passes)

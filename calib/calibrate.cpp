@@ -24,6 +24,7 @@ const std::vector<ParamRule>& param_rules() {
       // The offset of 1 us makes 0 (a C++ runtime that hides the host work) reachable.
       {"seq_overhead", 0.0, 300e-6, 1.0, 1e-6},
       {"moe_imbalance", 1.0, 3.0, 0.2, 0.0},
+      {"dequant_eff", 0.20, 1.0, 0.3, 0.0, true},
       // The prior is 0: the offset of 20 ms makes 0 representable and a few hundred ms about two
       // sigma away.
       {"request_latency", 0.0, 2.0, 1.5, 0.02},
@@ -47,6 +48,7 @@ struct State {
   std::vector<const ParamRule*> rules;
   std::vector<std::size_t> points;  // indices into the planned points
   std::vector<double> x0, x, lo, hi;
+  std::vector<bool> held;              // refining parameters held at the prior (ParamRule)
   std::vector<double> f;               // residuals at x: points, then priors
   std::vector<std::vector<double>> J;  // d f / d x, row per residual
   double cost = 0, cost_prior = 0;
@@ -243,6 +245,7 @@ std::expected<State, std::string> initial_state(const Catalog& cat, const std::s
     s.x0.push_back(to_x(*r, theta));
     s.lo.push_back(to_x(*r, r->lo));
     s.hi.push_back(to_x(*r, r->hi));
+    s.held.push_back(r->refining);
   }
   s.x = s.x0;
   return s;
@@ -254,18 +257,45 @@ struct Systems {
   std::map<std::string, std::size_t> index;  // system id -> its state
 };
 
+// Whether a point's weight variant has a GEMM that dequantises on its system's chip.
+bool point_dequantises(const Catalog& cat, const ReferencePoint& p) {
+  const System* sys = cat.find_system(p.system);
+  const Model* model = cat.find_model(p.model);
+  if (sys == nullptr || model == nullptr) return false;
+  return perf::variant_dequantises(
+      *model, *sys, cat, p.workload.precision.value_or(perf::best_precision(*model, *sys, cat)));
+}
+
+// The parameters fitted for the system with points `of`: `params` less dequant_eff where none of
+// them runs a dequantising GEMM (no point could move it; its prior stands).
+std::vector<std::string> params_for(const Catalog& cat, const std::vector<ReferencePoint>& points,
+                                    const std::vector<std::size_t>& of,
+                                    const std::vector<std::string>& params) {
+  const bool deq = std::any_of(of.begin(), of.end(),
+                               [&](std::size_t i) { return point_dequantises(cat, points[i]); });
+  std::vector<std::string> out;
+  for (const auto& name : params)
+    if (deq || name != "dequant_eff") out.push_back(name);
+  return out;
+}
+
 std::expected<Systems, std::string> make_systems(const Catalog& cat,
                                                  const std::vector<ReferencePoint>& points,
                                                  const std::vector<std::string>& params) {
-  Systems sys;
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> by_system;  // in first-seen order
   for (std::size_t i = 0; i < points.size(); ++i) {
-    auto [it, inserted] = sys.index.emplace(points[i].system, sys.states.size());
-    if (inserted) {
-      auto s = initial_state(cat, points[i].system, params);
-      if (!s) return std::unexpected(s.error());
-      sys.states.push_back(std::move(*s));
-    }
-    sys.states[it->second].points.push_back(i);
+    auto it = std::find_if(by_system.begin(), by_system.end(),
+                           [&](const auto& e) { return e.first == points[i].system; });
+    if (it == by_system.end()) it = by_system.insert(by_system.end(), {points[i].system, {}});
+    it->second.push_back(i);
+  }
+  Systems sys;
+  for (auto& [id, of] : by_system) {
+    auto s = initial_state(cat, id, params_for(cat, points, of, params));
+    if (!s) return std::unexpected(s.error());
+    s->points = std::move(of);
+    sys.index.emplace(id, sys.states.size());
+    sys.states.push_back(std::move(*s));
   }
   return sys;
 }
@@ -290,18 +320,20 @@ std::expected<PredictionPlan, std::string> plan_sweeps(const Catalog& cat,
 }
 
 // The damped Gauss-Newton step from s.x on the current Jacobian: solves
-// (J'J + lambda diag(J'J)) d = -J'f, caps each component of d at 1 in x and keeps the candidate
-// within the bounds.
+// (J'J + lambda diag(J'J)) d = -J'f over the parameters not held, caps each component of d at 1 in
+// x and keeps the candidate within the bounds.
 std::vector<double> lm_candidate(const State& s) {
   const std::size_t n = s.x.size();
   std::vector<std::vector<double>> a(n, std::vector<double>(n, 0.0));
   std::vector<double> b(n, 0.0);
   for (std::size_t r = 0; r < s.f.size(); ++r)
     for (std::size_t i = 0; i < n; ++i) {
+      if (s.held[i]) continue;
       b[i] -= s.J[r][i] * s.f[r];
-      for (std::size_t j = 0; j < n; ++j) a[i][j] += s.J[r][i] * s.J[r][j];
+      for (std::size_t j = 0; j < n; ++j)
+        if (!s.held[j]) a[i][j] += s.J[r][i] * s.J[r][j];
     }
-  for (std::size_t i = 0; i < n; ++i) a[i][i] += s.lambda * a[i][i] + 1e-9;
+  for (std::size_t i = 0; i < n; ++i) a[i][i] += s.held[i] ? 1.0 : s.lambda * a[i][i] + 1e-9;
   const auto d = solve(a, b);
   std::vector<double> xc = s.x;
   for (std::size_t i = 0; i < n; ++i)
@@ -424,6 +456,7 @@ class Fitter {
   std::expected<void, std::string> start_round(int round,
                                               const std::vector<sim::PointResult>& full);
   std::expected<bool, std::string> step(int round, int it);
+  bool release_held();
   void propose(std::size_t si, std::vector<Request>& reqs, std::vector<Candidate>& cands);
   void apply(const Request& r, Evaluated& e);
   bool agrees(const std::vector<sim::PointResult>& results);
@@ -444,10 +477,16 @@ std::expected<std::vector<sim::PointResult>, std::string> Fitter::run() {
     choose_cuts(*results);
     if (auto first = start_round(round, *results); !first)
       return std::unexpected(first.error());
-    for (int it = 0; it < options_.max_iterations; ++it) {
-      auto stepped = step(round, it);
-      if (!stepped) return std::unexpected(stepped.error());
-      if (!*stepped) break;
+    // The first round fits every parameter but the refining ones, then frees those where a
+    // system has them and goes on from there (ParamRule::refining).
+    const int stages = round == 0 ? 2 : 1;
+    for (int stage = 0, it = 0; stage < stages; ++stage) {
+      if (stage == 1 && !release_held()) break;
+      for (int k = 0; k < options_.max_iterations; ++k, ++it) {
+        auto stepped = step(round, it);
+        if (!stepped) return std::unexpected(stepped.error());
+        if (!*stepped) break;
+      }
     }
     // The full sweeps at the fitted parameters: the final predictions, or, where a system's
     // objective over them is clearly above its objective over the cut (a layout or load outside
@@ -461,6 +500,29 @@ std::expected<std::vector<sim::PointResult>, std::string> Fitter::run() {
     }
   }
   return results;
+}
+
+// Frees the refining parameters of every system that holds some and restarts its optimiser there
+// on a fresh Jacobian; every other system stops where the first stage left it. False when no system
+// held any.
+bool Fitter::release_held() {
+  int freed = 0;
+  for (auto& s : systems_.states) {
+    const bool holds = std::find(s.held.begin(), s.held.end(), true) != s.held.end();
+    if (!holds || s.settled) {
+      s.done = true;
+      continue;
+    }
+    std::fill(s.held.begin(), s.held.end(), false);
+    s.done = false;
+    s.refresh = true;
+    s.lambda = 1e-2;
+    freed += 1;
+  }
+  if (freed > 0)
+    say("round 1: the refining parameters freed for " + std::to_string(freed) +
+        (freed == 1 ? " system" : " systems"));
+  return freed > 0;
 }
 
 // After the last round, a system that still disagrees takes back the parameters of the round

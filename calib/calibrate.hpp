@@ -32,23 +32,29 @@
 namespace racktwin::calib {
 
 // How one parameter is fitted: in x = ln(theta + offset), within [lo, hi] (theta units), pulled
-// toward the prior with a standard deviation `sigma` in x.
+// toward the prior with a standard deviation `sigma` in x. A `refining` parameter is held at its
+// prior while the first round fits the others, then fitted with them from where they ended: it
+// refines their fit (dequant_eff, a kernel class's rate relative to the native GEMMs') and cannot
+// trade against them on the way from the prior, so the fit over every parameter ends no worse
+// than the fit without it.
 struct ParamRule {
   std::string name;
   double lo = 0, hi = 0;
   double sigma = 0.5;
   double offset = 0;
+  bool refining = false;
 };
 // The rules of every efficiency parameter (bounds and prior widths documented in docs/model.md).
 const std::vector<ParamRule>& param_rules();
 
 struct FitOptions {
-  std::vector<std::string> params{
-      "mfu",           "mbu",          "comm_eff",       "alpha", "layer_overhead",
-      "step_overhead", "seq_overhead", "request_latency"};
+  // dequant_eff is fitted only for systems with a point whose GEMMs dequantise (params_for).
+  std::vector<std::string> params{"mfu",           "mbu",          "comm_eff",
+                                  "alpha",         "layer_overhead", "step_overhead",
+                                  "seq_overhead",  "dequant_eff",  "request_latency"};
   std::vector<std::string> systems;  // empty: every system that has points
   double data_sigma = 0.05;          // log error that weighs as much as one prior sigma
-  int max_iterations = 12;           // optimiser steps per round
+  int max_iterations = 12;           // optimiser steps per round (per stage of the first)
   int rounds = 3;  // at most: cut, fit, simulate the full sweeps; again while they disagree
   int layouts_per_point = 3;  // layouts kept per peak / minimum point
   // Simulates a batch of points and returns their results in order (required).

@@ -110,8 +110,13 @@ std::expected<std::vector<sim::PointSpec>, std::string> recipe_sweep(
     so.modes = std::vector<ServingMode>{r->serving};
     auto specs = sim::build_sweep(cat, rc, so);
     if (!specs) return specs;
+    // A recipe that names its batch is a configuration of its own: two recipes of one serving mode
+    // and layout that batch differently get seed streams of their own.
     if (r->max_seqs_per_rank)
-      for (auto& s : *specs) s.engine.max_seqs = sim::batch_of_ranks(*r->max_seqs_per_rank, r->decode);
+      for (auto& s : *specs) {
+        s.engine.max_seqs = sim::batch_of_ranks(*r->max_seqs_per_rank, r->decode);
+        s.seed = sim::stream_seed(s.seed, "max_seqs/" + std::to_string(s.engine.max_seqs));
+      }
     out.insert(out.end(), specs->begin(), specs->end());
   }
   return out;
@@ -296,11 +301,15 @@ std::string layout_mode(const sim::PointSpec& s) {
 
 namespace {
 
-// The configuration and load of a sweep point, as validate names it.
+// The configuration and load of a sweep point, as validate names it; a disaggregated one with its
+// decode replicas' batch limit (a published deployment's, or the system's multi-node default), which
+// tells apart deployments of one serving mode and layout.
 std::string configuration(const sim::PointResult& r) {
   std::string text = layout_mode(r.spec);
   if (const auto c = sim::clients_of(r.spec.arrivals))
     text += " at " + std::to_string(*c) + (*c == 1 ? " client" : " clients");
+  if (r.spec.prefill_replicas)
+    text += ", decode batch at most " + std::to_string(r.spec.engine.max_seqs);
   return text;
 }
 

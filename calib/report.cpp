@@ -99,7 +99,7 @@ void entry(std::string& out, const CalibratedEfficiency& e) {
          ", alpha: " + micro(v.alpha) + ", overlap: " + num(v.overlap) +
          ", layer_overhead: " + micro(v.layer_overhead) +
          ", step_overhead: " + micro(v.step_overhead) + ", seq_overhead: " + micro(v.seq_overhead) +
-         ", moe_imbalance: " + num(v.moe_imbalance) +
+         ", moe_imbalance: " + num(v.moe_imbalance) + ", dequant_eff: " + num(v.dequant_eff) +
          ", request_latency: " + milli(v.request_latency) + "}\n";
   if (e.power)
     out += "      power: {xpu_busy_share: " + num(e.power->xpu_busy_share) +

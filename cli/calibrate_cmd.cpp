@@ -127,10 +127,13 @@ void add_calibrate_command(CLI::App& app, Commands& out, std::string command_lin
                   "Calibration file to write (default: calibration.yaml in the catalog directory)");
   add_jobs_option(cmd, a->job.jobs);
   add_sweep_options(cmd, a->sweep);
-  cmd->add_option("--iterations", a->iterations, "Optimiser steps per round (default: 12)")
+  cmd->add_option("--iterations", a->iterations, fmt::format("Optimiser steps per round (default: {})",
+                              calib::FitOptions{}.max_iterations))
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--rounds", a->rounds,
-                  "Most rounds of choosing the decisive sweep points and fitting (default: 3)")
+                  fmt::format("Most rounds of choosing the decisive sweep points and fitting "
+                              "(default: {})",
+                              calib::FitOptions{}.rounds))
       ->check(CLI::Range(1, 20));
   out.push_back({cmd, [a](const Catalog& cat) { return calibrate(cat, *a); }});
 }

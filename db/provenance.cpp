@@ -43,10 +43,10 @@ std::string calibration_hash(const std::vector<sim::PointSpec>& points) {
     const perf::Efficiency& e = p.efficiency;
     lines.insert(
         fmt::format("{} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} "
-                    "{:.17g} {:.17g}",
+                    "{:.17g} {:.17g} {:.17g}",
                     p.system->id, e.mfu, e.mbu, e.attn_eff, e.comm_eff, e.alpha.value(), e.overlap,
                     e.layer_overhead.value(), e.step_overhead.value(), e.seq_overhead.value(),
-                    e.moe_imbalance, e.request_latency.value()));
+                    e.moe_imbalance, e.dequant_eff, e.request_latency.value()));
   }
   std::string all;
   for (const auto& l : lines) all += l + '\n';

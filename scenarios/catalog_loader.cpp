@@ -227,8 +227,9 @@ struct Loader {
 // Reads the efficiency parameters with `number(key, lo, hi)` and `time(key, required)` (each
 // returns an optional); false when one of them is missing or invalid. The ranges are the loader's
 // checks. `seq_overhead` and `request_latency` are optional (0 when absent), and so is `attn_eff`
-// (mfu when absent: the attention core at the GEMMs' efficiency): files written before they existed
-// load, with the costs they were fitted without. `has(key)` says whether the key is given.
+// (mfu when absent: the attention core at the GEMMs' efficiency), and so is `dequant_eff` (1 when
+// absent: dequantising GEMMs at the native rates): files written before they existed load, with the
+// costs they were fitted without. `has(key)` says whether the key is given.
 template <class Number, class Time, class Has>
 bool read_efficiency_values(perf::Efficiency& e, Number number, Time time, Has has) {
   bool ok = true;
@@ -256,6 +257,10 @@ bool read_efficiency_values(perf::Efficiency& e, Number number, Time time, Has h
   t("layer_overhead", e.layer_overhead);
   t("step_overhead", e.step_overhead);
   frac("moe_imbalance", e.moe_imbalance, 1.0, 8.0);
+  if (has("dequant_eff"))
+    frac("dequant_eff", e.dequant_eff, 0.01, 1.0);
+  else
+    e.dequant_eff = 1.0;
   if (auto v = time("seq_overhead", false))
     e.seq_overhead = *v;
   else

@@ -20,6 +20,7 @@ Member member(Efficiency& e, std::string_view name) {
   if (name == "step_overhead") return {nullptr, &e.step_overhead};
   if (name == "seq_overhead") return {nullptr, &e.seq_overhead};
   if (name == "moe_imbalance") return {&e.moe_imbalance, nullptr};
+  if (name == "dequant_eff") return {&e.dequant_eff, nullptr};
   if (name == "request_latency") return {nullptr, &e.request_latency};
   return {};
 }
@@ -30,7 +31,7 @@ const std::vector<std::string>& efficiency_parameter_names() {
   static const std::vector<std::string> names{
       "mfu",          "mbu",           "attn_eff",       "comm_eff",
       "alpha",        "overlap",       "layer_overhead", "step_overhead",
-      "seq_overhead", "moe_imbalance", "request_latency"};
+      "seq_overhead", "moe_imbalance", "dequant_eff",    "request_latency"};
   return names;
 }
 

@@ -31,6 +31,10 @@ struct Efficiency {
   // block-table and bookkeeping work that grows with the batch.
   Seconds seq_overhead{10e-6};
   double moe_imbalance = 1.25;  // tokens on the busiest EP rank / mean tokens per EP rank (>= 1)
+  // Achieved rate of a GEMM that dequantises its weights in the kernel (weights narrower than the
+  // tensor-core class it computes in: MXFP4 experts on a chip without FP4, INT4 weight-only), as a
+  // share of the native GEMMs' rates (mfu x peak, mbu x bandwidth); it scales both. (0-1]
+  double dequant_eff = 1.0;
   // Latency the serving front end adds to every request before it reaches a replica (HTTP,
   // tokenization, routing). It delays the request's first token and its end, not the engine.
   Seconds request_latency{0.0};

@@ -24,6 +24,27 @@ double peak_for(const Chip& chip, const NumberFormat* f) {
   return chip.dense_peak.rbegin()->second.value();
 }
 
+// Bits of one operand in a tensor-core class.
+double class_bits(ComputeClass c) {
+  switch (c) {
+    case ComputeClass::fp4:
+      return 4.0;
+    case ComputeClass::fp8:
+      return 8.0;
+    case ComputeClass::bf16:
+      return 16.0;
+  }
+  return 16.0;
+}
+
+// The class a GEMM on weights stored in `f` computes in: peak_for's choice.
+ComputeClass class_for(const Chip& chip, const NumberFormat* f) {
+  const ComputeClass want = f != nullptr ? f->compute : ComputeClass::bf16;
+  if (chip.dense_peak.contains(want)) return want;
+  if (chip.dense_peak.contains(ComputeClass::bf16)) return ComputeClass::bf16;
+  return chip.dense_peak.rbegin()->first;
+}
+
 double bytes_per_element(const NumberFormat* f) {
   return f != nullptr ? f->bits_per_element / 8.0 : 2.0;
 }
@@ -328,6 +349,14 @@ std::expected<StepModel, std::string> StepModel::create(
   m.rate_shared_ = peak_for(chip, fmt(v.shared_experts)) * mfu;
   m.rate_head_ = peak_for(chip, fmt(v.lm_head)) * mfu;
   m.hbm_rate_ = chip.hbm_bandwidth.value() * eff.mbu;
+  auto deq = [&](const std::string& id) {
+    return dequantises(chip, fmt(id)) ? eff.dequant_eff : 1.0;
+  };
+  m.deq_attn_ = deq(v.attention);
+  m.deq_dense_ = deq(v.dense_ffn);
+  m.deq_expert_ = deq(v.routed_experts);
+  m.deq_shared_ = deq(v.shared_experts);
+  m.deq_head_ = deq(v.lm_head);
 
   // Attention.
   const double b_attn = bytes_per_element(fmt(v.attention));
@@ -411,16 +440,18 @@ struct StepModel::Ops {
   double mfu = 1.0, mbu = 1.0;
   double compute_bound = 0.0, memory_bound = 0.0, roofline = 0.0;
 
-  // `t_peak`: the compute time at peak FLOP/s; negative = t_compute x mfu (GEMMs alone).
+  // `t_peak`, `t_mem_peak`: the compute time at peak FLOP/s and the memory time at peak
+  // bandwidth; negative = t_compute x mfu and t_memory x mbu (every GEMM native).
   void add(Part part, double count, double t_compute, double t_memory, double flops, double bytes,
-           double t_peak = -1.0) {
+           double t_peak = -1.0, double t_mem_peak = -1.0) {
     if (count <= 0) return;
     auto& p = b.parts[part];
     p.compute += Seconds(count * t_compute);
     p.memory += Seconds(count * t_memory);
     p.flops += Flops(count * flops);
     p.bytes += Bytes(count * bytes);
-    roofline += count * std::max(t_peak >= 0 ? t_peak : t_compute * mfu, t_memory * mbu);
+    roofline += count * std::max(t_peak >= 0 ? t_peak : t_compute * mfu,
+                                 t_mem_peak >= 0 ? t_mem_peak : t_memory * mbu);
     if (t_compute >= t_memory)
       compute_bound += count * t_compute;
     else
@@ -475,9 +506,11 @@ void StepModel::attention(Ops& ops, Part part, const IterationShape& s, double c
       (dec_ctx + span + q_dec + q_pre) * kv_bytes_layer_ * (dpa_ ? 1.0 : kv_share_rank_);
   const double act_bytes = mem_.activation_passes / 2 * (q_dec + q_pre) * hidden_ * kActBytes;
   const double bytes = attn_weight_bytes_rank_ + kv_bytes + act_bytes;
-  ops.add(part, count, flops_proj / rate_attn_proj_ + t_core, bytes / hbm_rate_,
+  ops.add(part, count, flops_proj / (rate_attn_proj_ * deq_attn_) + t_core,
+          (attn_weight_bytes_rank_ / deq_attn_ + kv_bytes + act_bytes) / hbm_rate_,
           flops_proj + flops_core, bytes,
-          flops_proj / rate_attn_proj_ * eff_.mfu + flops_core / attn_core_peak_);
+          flops_proj / rate_attn_proj_ * eff_.mfu + flops_core / attn_core_peak_,
+          bytes / hbm_rate_ * eff_.mbu);
 }
 
 // `tokens`: tokens of the whole replica routed to the experts; `own`: tokens this rank routes and
@@ -493,23 +526,32 @@ void StepModel::moe(Ops& ops, Part part, double tokens, double own, double count
   // Activations: with EP a rank handles its own tokens' hidden states; with experts sliced over the
   // TP group (ep = 1) every rank passes every token through its slices.
   const double act_tokens = ep_ > 1 ? own : tokens;
-  const double bytes = touched * expert_bytes_rank_ + shared_bytes_rank_ + router_bytes_ +
-                       mem_.activation_passes / 2 * act_tokens * hidden_ * kActBytes;
-  ops.add(part, count, flops_e / rate_expert_ + flops_s / rate_shared_ + flops_r / rate_router_,
-          bytes / hbm_rate_, flops_e + flops_s + flops_r, bytes);
+  const double act_bytes = mem_.activation_passes / 2 * act_tokens * hidden_ * kActBytes;
+  const double bytes = touched * expert_bytes_rank_ + shared_bytes_rank_ + router_bytes_ + act_bytes;
+  const double t_native = flops_e / rate_expert_ + flops_s / rate_shared_ + flops_r / rate_router_;
+  ops.add(part, count,
+          flops_e / (rate_expert_ * deq_expert_) + flops_s / (rate_shared_ * deq_shared_) +
+              flops_r / rate_router_,
+          (touched * expert_bytes_rank_ / deq_expert_ + shared_bytes_rank_ / deq_shared_ +
+           router_bytes_ + act_bytes) /
+              hbm_rate_,
+          flops_e + flops_s + flops_r, bytes, t_native * eff_.mfu, bytes / hbm_rate_ * eff_.mbu);
 }
 
 void StepModel::dense(Ops& ops, Part part, double tokens, double count) const {
   const double flops = tokens * dense_flops_per_token_;
   const double bytes =
       dense_bytes_rank_ + mem_.activation_passes / 2 * tokens * hidden_ * kActBytes;
-  ops.add(part, count, flops / rate_dense_, bytes / hbm_rate_, flops, bytes);
+  ops.add(part, count, flops / (rate_dense_ * deq_dense_),
+          (dense_bytes_rank_ / deq_dense_ + (bytes - dense_bytes_rank_)) / hbm_rate_, flops, bytes,
+          flops / rate_dense_ * eff_.mfu, bytes / hbm_rate_ * eff_.mbu);
 }
 
 void StepModel::lm_head(Ops& ops, Part part, double sampled) const {
   if (sampled <= 0) return;
   const double flops = sampled * head_flops_;
-  ops.add(part, 1.0, flops / rate_head_, head_bytes_rank_ / hbm_rate_, flops, head_bytes_rank_);
+  ops.add(part, 1.0, flops / (rate_head_ * deq_head_), head_bytes_rank_ / (hbm_rate_ * deq_head_),
+          flops, head_bytes_rank_, flops / rate_head_ * eff_.mfu, head_bytes_rank_ / hbm_rate_ * eff_.mbu);
 }
 
 // With DP attention, sequences and prefill chunks are spread over the tp ranks; the busiest rank
@@ -698,6 +740,21 @@ double StepModel::kv_tokens(Bytes budget) const {
     tokens = std::min(tokens, kv > 0 ? std::max(0.0, free) / kv : 0.0);
   });
   return (dpa_ ? tp_ : 1.0) * tokens;
+}
+
+bool dequantises(const Chip& chip, const NumberFormat* f) {
+  return f != nullptr && f->bits_per_element + 1.0 < class_bits(class_for(chip, f));
+}
+
+bool variant_dequantises(const Model& model, const System& system, const Catalog& catalog,
+                         const std::string& precision) {
+  auto v = model.variants.find(precision);
+  if (v == model.variants.end()) return false;
+  const WeightVariant& w = v->second;
+  for (const std::string* id :
+       {&w.attention, &w.dense_ffn, &w.routed_experts, &w.shared_experts, &w.lm_head})
+    if (!id->empty() && dequantises(*system.chip, find_format(catalog, *id))) return true;
+  return false;
 }
 
 std::string best_precision(const Model& model, const System& system, const Catalog& catalog) {

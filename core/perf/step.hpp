@@ -240,6 +240,9 @@ class StepModel {
   // multiplies by the span, attention_core_efficiency).
   double rate_attn_proj_ = 0, attn_core_peak_ = 0, rate_router_ = 0, rate_dense_ = 0,
          rate_expert_ = 0, rate_shared_ = 0, rate_head_ = 0, hbm_rate_ = 0;
+  // Each GEMM group's share of those rates, compute and weight streaming alike: dequant_eff for a
+  // group whose weights the kernel unpacks (dequantises), else 1.
+  double deq_attn_ = 1, deq_dense_ = 1, deq_expert_ = 1, deq_shared_ = 1, deq_head_ = 1;
   // Attention, per token (whole replica): projection FLOPs for decode and prefill, weight bytes per
   // XPU, FLOPs per attended key position, KV bytes per token per layer on one XPU.
   double attn_proj_flops_decode_ = 0, attn_proj_flops_prefill_ = 0, attn_weight_bytes_rank_ = 0;
@@ -276,5 +279,13 @@ double expected_distinct_experts(double experts, double top_k, double tokens);
 // experts, else the dense FFN) take the fewest bits per element (ties: the narrower compute class);
 // the model's default variant when none is native.
 std::string best_precision(const Model& model, const System& system, const Catalog& catalog);
+
+// Whether a GEMM on weights stored in `f` unpacks them in the kernel: the weights are narrower than
+// the tensor-core class it computes in (MXFP4 experts on a chip without FP4 run in BF16; INT4
+// weight-only formats everywhere). Such GEMMs run at Efficiency::dequant_eff of the native rates.
+bool dequantises(const Chip& chip, const NumberFormat* f);
+// Whether any GEMM of the model's `precision` variant dequantises on the system's chip.
+bool variant_dequantises(const Model& model, const System& system, const Catalog& catalog,
+                         const std::string& precision);
 
 }  // namespace racktwin::perf

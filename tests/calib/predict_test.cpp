@@ -75,7 +75,9 @@ TEST(Predictions, NameTheSweepPointThatDecidesThem) {
   plan.errors.assign(pts.size(), "");
   const auto ps = calib::predictions(pts, plan, rs);
   ASSERT_EQ(ps.size(), 4u);
-  EXPECT_EQ(ps[0].decided_by, "tp1 2p1d at 64 clients");
+  rs[1].spec.engine.max_seqs = 256;  // and its decode replicas batch at most 256
+  EXPECT_EQ(calib::predictions(pts, plan, rs)[0].decided_by,
+            "tp1 2p1d at 64 clients, decode batch at most 256");
   EXPECT_DOUBLE_EQ(ps[0].error_pct, 0);
   EXPECT_EQ(ps[1].decided_by, "tp4 aggregated at 1 client");
   EXPECT_EQ(ps[2].decided_by, "tp4 aggregated at 1 client");
@@ -276,6 +278,24 @@ TEST(Plan, PublishedMultiNodeDeployments_ReplaceTheGenericPools) {
       seen = true;
     }
   EXPECT_TRUE(seen);
+  // Every configuration (layout, mode, clients and decode batch) runs on a seed stream of its
+  // own: h200-hgx's SGLang bs256-1p6d-dep (the system's default decode batch) and TensorRT-LLM
+  // c256_ctx1_gen6_dep8_batch512 (its own) both run 1p6d/tp8-ep8-dpa at 256 clients, two samples of
+  // that configuration rather than one simulated twice.
+  ReferencePoint h200 = pts[0];
+  h200.system = "h200-hgx";
+  h200.workload.isl = 1024, h200.workload.precision = "fp8";
+  const auto h200_plan = calib::plan_predictions(shipped_catalog(), {h200}, opt);
+  std::set<std::uint64_t> seeds;
+  int at_256 = 0;
+  for (const auto& s : h200_plan.specs) {
+    seeds.insert(s.seed);
+    if (s.prefill_replicas && sim::serving_mode(s).label() == "1p6d/tp8-ep8-dpa" &&
+        *sim::clients_of(s.arrivals) == 256)
+      at_256 += 1;
+  }
+  EXPECT_EQ(at_256, 2);
+  EXPECT_EQ(seeds.size(), h200_plan.specs.size());
   // A model whose multi-node runs the catalog does not list on a system whose runs it lists ran
   // none: aggregated configurations alone.
   pts[0].model = "gpt-oss-120b";

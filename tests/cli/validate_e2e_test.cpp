@@ -128,7 +128,8 @@ TEST(Validate_Serving, PublishedMultiNodeConfiguration_AndModesASystemCannotRun)
   std::map<std::string, json> by_id;
   for (const auto& p : doc["points"]) by_id[p["id"].get<std::string>()] = p;
   ASSERT_EQ(by_id["b300-peak"]["status"], "ok") << by_id["b300-peak"];
-  EXPECT_EQ(by_id["b300-peak"]["decided_by"], "tp8-ep8-dpa 3p1d/tp2 at 8192 clients");
+  EXPECT_EQ(by_id["b300-peak"]["decided_by"],
+            "tp8-ep8-dpa 3p1d/tp2 at 8192 clients, decode batch at most 8192");
   EXPECT_EQ(by_id["jal-tbt"]["status"], "failed");
   EXPECT_NE(by_id["jal-tbt"].dump().find("has no disaggregation"), std::string::npos)
       << by_id["jal-tbt"];

@@ -221,6 +221,43 @@ TEST(PerfStep_HandChecked, GptOssPrefillOnH100_IsComputeBoundAtBf16Rate) {
   EXPECT_NEAR(b.memory.value(), 201088 * 2880 * 2.0 / (3.35e12 * 0.8), 1e-15);
 }
 
+// MXFP4 experts on a chip without FP4 are unpacked in the kernel: their GEMMs and their weight
+// streaming run at dequant_eff of the native rates; on a chip with FP4 nothing changes, and the
+// roofline (the physical bound) never moves.
+TEST(PerfStep_HandChecked, DequantisingExperts_RunAtDequantEffOfTheNativeRates) {
+  const Catalog& cat = shipped_catalog();
+  EXPECT_TRUE(dequantises(*sys("h100-hgx").chip, &cat.formats.at("mxfp4")));
+  EXPECT_FALSE(dequantises(*sys("b200-hgx").chip, &cat.formats.at("mxfp4")));
+  EXPECT_FALSE(dequantises(*sys("h100-hgx").chip, &cat.formats.at("fp8")));
+  EXPECT_TRUE(dequantises(*sys("b200-hgx").chip, &cat.formats.at("int4-g32")));  // W4A16
+  EXPECT_TRUE(variant_dequantises(mdl("gpt-oss-120b"), sys("mi300x-8"), cat, "fp4"));
+  EXPECT_FALSE(variant_dequantises(mdl("deepseek-r1"), sys("h200-hgx"), cat, "fp8"));
+
+  Efficiency half = bare();
+  half.dequant_eff = 0.5;
+  // Decode at batch 1 is memory-bound: the experts' bytes take twice as long, the rest as before.
+  const IterationShape one = IterationShape::decode(1, 8192);
+  const Breakdown native = make("gpt-oss-120b", "h100-hgx", tp(1), "fp4").step(one);
+  const Breakdown slowed = make("gpt-oss-120b", "h100-hgx", tp(1), "fp4", half).step(one);
+  const double expert_bytes = 36 * 4 * (3 * 2880.0 * 2880) * 4.25 / 8;
+  EXPECT_NEAR(slowed.memory.value() - native.memory.value(), expert_bytes / (3.35e12 * 0.8),
+              1e-12);
+  EXPECT_DOUBLE_EQ(slowed.hbm_bytes.value(), native.hbm_bytes.value());
+  EXPECT_DOUBLE_EQ(slowed.roofline.value(), native.roofline.value());
+  // A prefill chunk is compute-bound: the routed experts' GEMMs take twice as long.
+  IterationShape chunk;
+  chunk.add_prefill_chunk(8192, 0, true, 128);
+  const Breakdown pn = make("gpt-oss-120b", "h100-hgx", tp(1), "fp4").step(chunk);
+  const Breakdown ps = make("gpt-oss-120b", "h100-hgx", tp(1), "fp4", half).step(chunk);
+  const double routed = 36 * 8192 * 4 * 2 * 3 * 2880.0 * 2880;
+  EXPECT_NEAR(ps.parts[kMoe].compute.value() - pn.parts[kMoe].compute.value(),
+              routed / (989e12 * 0.6), 1e-9 * pn.parts[kMoe].compute.value());
+  EXPECT_DOUBLE_EQ(ps.roofline.value(), pn.roofline.value());
+  // B200 computes MXFP4 natively: dequant_eff does not apply.
+  EXPECT_DOUBLE_EQ(make("gpt-oss-120b", "b200-hgx", tp(1), "fp4", half).step(one).total.value(),
+                   make("gpt-oss-120b", "b200-hgx", tp(1), "fp4").step(one).total.value());
+}
+
 // The attention core runs at attn_eff x L / (L + 128) for a mean key span L, the projections at
 // mfu: a short context costs more per key position than a long one.
 TEST(PerfStep_HandChecked, AttentionCore_RunsAtItsOwnEfficiency_LowerOnShortSpans) {
