@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 
 #include "app/validate.hpp"
@@ -50,8 +51,13 @@ void print_report(const app::Calibration& c, double wall_s) {
       pt.add({s.system, s.prior_id, std::to_string(s.points.size()), name,
               param_text(s.prior, name), param_text(s.fitted, name), pinned ? "at a bound" : ""});
     }
-  fmt::print("Fitted parameters ({} per system; the others keep their priors)\n{}\n",
-             c.params.size(), pt.render({2, 4, 5}));
+  // dequant_eff is fitted only where a system's points dequantise: say so when a system has fewer.
+  const bool fewer = std::any_of(c.fit.systems.begin(), c.fit.systems.end(),
+                                 [&](const auto& s) { return s.params.size() < c.params.size(); });
+  fmt::print("Fitted parameters ({} per system{}; the others keep their priors)\n{}\n",
+             c.params.size(),
+             fewer ? ", dequant_eff only where a system's points dequantise" : "",
+             pt.render({2, 4, 5}));
   for (const auto& f : c.file.families) {
     std::string vals;
     for (const auto& name : f.fitted)
