@@ -49,9 +49,9 @@ const std::vector<ParamRule>& param_rules();
 
 struct FitOptions {
   // dequant_eff is fitted only for systems with a point whose GEMMs dequantise (params_for).
-  std::vector<std::string> params{"mfu",           "mbu",          "comm_eff",
-                                  "alpha",         "layer_overhead", "step_overhead",
-                                  "seq_overhead",  "dequant_eff",  "request_latency"};
+  std::vector<std::string> params{
+      "mfu",           "mbu",          "comm_eff",    "alpha",          "layer_overhead",
+      "step_overhead", "seq_overhead", "dequant_eff", "request_latency"};
   std::vector<std::string> systems;  // empty: every system that has points
   double data_sigma = 0.05;          // log error that weighs as much as one prior sigma
   int max_iterations = 12;           // optimiser steps per round (per stage of the first)

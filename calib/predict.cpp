@@ -302,8 +302,8 @@ std::string layout_mode(const sim::PointSpec& s) {
 namespace {
 
 // The configuration and load of a sweep point, as validate names it; a disaggregated one with its
-// decode replicas' batch limit (a published deployment's, or the system's multi-node default), which
-// tells apart deployments of one serving mode and layout.
+// decode replicas' batch limit (a published deployment's, or the system's multi-node default),
+// which tells apart deployments of one serving mode and layout.
 std::string configuration(const sim::PointResult& r) {
   std::string text = layout_mode(r.spec);
   if (const auto c = sim::clients_of(r.spec.arrivals))

@@ -133,8 +133,9 @@ void add_calibrate_command(CLI::App& app, Commands& out, std::string command_lin
                   "Calibration file to write (default: calibration.yaml in the catalog directory)");
   add_jobs_option(cmd, a->job.jobs);
   add_sweep_options(cmd, a->sweep);
-  cmd->add_option("--iterations", a->iterations, fmt::format("Optimiser steps per round (default: {})",
-                              calib::FitOptions{}.max_iterations))
+  cmd->add_option(
+         "--iterations", a->iterations,
+         fmt::format("Optimiser steps per round (default: {})", calib::FitOptions{}.max_iterations))
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--rounds", a->rounds,
                   fmt::format("Most rounds of choosing the decisive sweep points and fitting "

@@ -115,8 +115,9 @@ void add_crossval_command(CLI::App& app, Commands& out) {
       ->delimiter(',');
   add_jobs_option(cmd, a->request.job.jobs);
   add_sweep_options(cmd, a->request.sweep);
-  cmd->add_option("--iterations", a->request.iterations, fmt::format("Optimiser steps per round (default: {})",
-                              calib::FitOptions{}.max_iterations))
+  cmd->add_option(
+         "--iterations", a->request.iterations,
+         fmt::format("Optimiser steps per round (default: {})", calib::FitOptions{}.max_iterations))
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--rounds", a->request.rounds,
                   fmt::format("Most rounds of choosing the decisive sweep points and fitting "

@@ -14,14 +14,19 @@ const NumberFormat* find_format(const Catalog& c, const std::string& id) {
   return it == c.formats.end() ? nullptr : &it->second;
 }
 
-// Peak FLOP/s for a GEMM whose weights are stored in `f`: the format's class if the chip has it,
-// else BF16 (weights are dequantised, W4A16/W8A16 style), else the widest class the chip has.
-double peak_for(const Chip& chip, const NumberFormat* f) {
+// The tensor-core class a GEMM on weights stored in `f` computes in: the format's class if the
+// chip has it, else BF16 (weights are dequantised, W4A16/W8A16 style), else the widest class the
+// chip has.
+ComputeClass class_for(const Chip& chip, const NumberFormat* f) {
   const ComputeClass want = f != nullptr ? f->compute : ComputeClass::bf16;
-  if (auto it = chip.dense_peak.find(want); it != chip.dense_peak.end()) return it->second.value();
-  if (auto it = chip.dense_peak.find(ComputeClass::bf16); it != chip.dense_peak.end())
-    return it->second.value();
-  return chip.dense_peak.rbegin()->second.value();
+  if (chip.dense_peak.contains(want)) return want;
+  if (chip.dense_peak.contains(ComputeClass::bf16)) return ComputeClass::bf16;
+  return chip.dense_peak.rbegin()->first;
+}
+
+// Peak FLOP/s for a GEMM whose weights are stored in `f`: its class's (class_for).
+double peak_for(const Chip& chip, const NumberFormat* f) {
+  return chip.dense_peak.at(class_for(chip, f)).value();
 }
 
 // Bits of one operand in a tensor-core class.
@@ -35,14 +40,6 @@ double class_bits(ComputeClass c) {
       return 16.0;
   }
   return 16.0;
-}
-
-// The class a GEMM on weights stored in `f` computes in: peak_for's choice.
-ComputeClass class_for(const Chip& chip, const NumberFormat* f) {
-  const ComputeClass want = f != nullptr ? f->compute : ComputeClass::bf16;
-  if (chip.dense_peak.contains(want)) return want;
-  if (chip.dense_peak.contains(ComputeClass::bf16)) return ComputeClass::bf16;
-  return chip.dense_peak.rbegin()->first;
 }
 
 double bytes_per_element(const NumberFormat* f) {
@@ -527,7 +524,8 @@ void StepModel::moe(Ops& ops, Part part, double tokens, double own, double count
   // TP group (ep = 1) every rank passes every token through its slices.
   const double act_tokens = ep_ > 1 ? own : tokens;
   const double act_bytes = mem_.activation_passes / 2 * act_tokens * hidden_ * kActBytes;
-  const double bytes = touched * expert_bytes_rank_ + shared_bytes_rank_ + router_bytes_ + act_bytes;
+  const double bytes =
+      touched * expert_bytes_rank_ + shared_bytes_rank_ + router_bytes_ + act_bytes;
   const double t_native = flops_e / rate_expert_ + flops_s / rate_shared_ + flops_r / rate_router_;
   ops.add(part, count,
           flops_e / (rate_expert_ * deq_expert_) + flops_s / (rate_shared_ * deq_shared_) +
@@ -540,10 +538,10 @@ void StepModel::moe(Ops& ops, Part part, double tokens, double own, double count
 
 void StepModel::dense(Ops& ops, Part part, double tokens, double count) const {
   const double flops = tokens * dense_flops_per_token_;
-  const double bytes =
-      dense_bytes_rank_ + mem_.activation_passes / 2 * tokens * hidden_ * kActBytes;
+  const double act_bytes = mem_.activation_passes / 2 * tokens * hidden_ * kActBytes;
+  const double bytes = dense_bytes_rank_ + act_bytes;
   ops.add(part, count, flops / (rate_dense_ * deq_dense_),
-          (dense_bytes_rank_ / deq_dense_ + (bytes - dense_bytes_rank_)) / hbm_rate_, flops, bytes,
+          (dense_bytes_rank_ / deq_dense_ + act_bytes) / hbm_rate_, flops, bytes,
           flops / rate_dense_ * eff_.mfu, bytes / hbm_rate_ * eff_.mbu);
 }
 
@@ -551,7 +549,8 @@ void StepModel::lm_head(Ops& ops, Part part, double sampled) const {
   if (sampled <= 0) return;
   const double flops = sampled * head_flops_;
   ops.add(part, 1.0, flops / (rate_head_ * deq_head_), head_bytes_rank_ / (hbm_rate_ * deq_head_),
-          flops, head_bytes_rank_, flops / rate_head_ * eff_.mfu, head_bytes_rank_ / hbm_rate_ * eff_.mbu);
+          flops, head_bytes_rank_, flops / rate_head_ * eff_.mfu,
+          head_bytes_rank_ / hbm_rate_ * eff_.mbu);
 }
 
 // With DP attention, sequences and prefill chunks are spread over the tp ranks; the busiest rank

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "app/sim_job.hpp"
 #include "calib/calibrate.hpp"
@@ -332,11 +333,19 @@ TEST(Calibrate_Systems, DequantEff_FittedWhereAPointDequantises_AfterTheOthers) 
   opt.predict = po;
   opt.max_iterations = 4;
   opt.layouts_per_point = 1;
-  std::vector<std::string> said;
-  opt.progress = [&](const std::string& line) { said.push_back(line); };
+  // The objectives of round 1's first `max_iterations` steps, as the fit reports them.
+  std::vector<std::string> said, first_stage;
+  opt.progress = [&](const std::string& line) {
+    said.push_back(line);
+    const bool after_step = said.size() > 1 && said[said.size() - 2].find("round 1, step ") == 0;
+    if (after_step && line.find("objective") != std::string::npos &&
+        first_stage.size() < static_cast<std::size_t>(opt.max_iterations))
+      first_stage.push_back(line.substr(0, line.find(" over")));
+  };
   const auto h100 = synthetic("h100-hgx", 0.8, 1.0, po, jobs);
   opt.params = {"mfu", "dequant_eff"};
   auto both = calib::calibrate(shipped_catalog(), h100, opt);
+  const auto both_first = std::exchange(first_stage, {});
   opt.params = {"mfu"};
   auto without = calib::calibrate(shipped_catalog(), h100, opt);
   ASSERT_TRUE(both && without);
@@ -345,12 +354,19 @@ TEST(Calibrate_Systems, DequantEff_FittedWhereAPointDequantises_AfterTheOthers) 
   EXPECT_TRUE(std::any_of(said.begin(), said.end(), [](const std::string& l) {
     return l.find("refining parameters freed for 1 system") != std::string::npos;
   }));
-  EXPECT_LT(fb.fitted.dequant_eff, 1.0);            // the experts carry part of the slowdown
+  // Its first stage is the fit without it, step by step.
+  ASSERT_FALSE(first_stage.empty());
+  EXPECT_EQ(std::vector<std::string>(both_first.begin(),
+                                     both_first.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                              both_first.size(), first_stage.size()))),
+            first_stage);
+  EXPECT_LT(fb.fitted.dequant_eff, 1.0);  // the experts carry part of the slowdown
   EXPECT_LE(fb.cost_fitted, without->systems[0].cost_fitted + 1e-9);
 
   // jalapeno-a0 computes MXFP4 natively: dequant_eff is not fitted there and keeps its prior.
   opt.params = {"mfu", "dequant_eff"};
-  auto native = calib::calibrate(shipped_catalog(), synthetic("jalapeno-a0", 0.8, 1.0, po, jobs), opt);
+  auto native =
+      calib::calibrate(shipped_catalog(), synthetic("jalapeno-a0", 0.8, 1.0, po, jobs), opt);
   ASSERT_TRUE(native);
   EXPECT_EQ(native->systems[0].params, (std::vector<std::string>{"mfu"}));
   EXPECT_DOUBLE_EQ(native->systems[0].fitted.dequant_eff, 1.0);
