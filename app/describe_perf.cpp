@@ -33,10 +33,12 @@ std::string iteration_title(const IterationTime& t) {
   return s + fmt::format(
                  "\nefficiency: {}{} (mfu {:g}, mbu {:g}, attention core {:g}, comm_eff {:g}, "
                  "alpha {}, overlap {:g}, "
-                 "layer {}, step {}, per sequence {}, MoE imbalance {:g}, dequantising GEMMs {:g})",
+                 "layer {}, step {}, per sequence {}, MoE imbalance {:g}, dequantising GEMMs {:g}; "
+                 "a GEMM of m rows at m / (m + {:g}) of its rate)",
                  origin, a.prior ? ", as asked" : ", as run uses", e.mfu, e.mbu, e.attn_eff,
                  e.comm_eff, format(e.alpha), e.overlap, format(e.layer_overhead),
-                 format(e.step_overhead), format(e.seq_overhead), e.moe_imbalance, e.dequant_eff);
+                 format(e.step_overhead), format(e.seq_overhead), e.moe_imbalance, e.dequant_eff,
+                 perf::kGemmHalfRows);
 }
 
 Section terms_section(const perf::Breakdown& b) {

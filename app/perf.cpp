@@ -70,7 +70,8 @@ Json efficiency_json(const perf::Efficiency& e) {
           {"seq_overhead_s", e.seq_overhead.value()},
           {"moe_imbalance", e.moe_imbalance},
           {"dequant_eff", e.dequant_eff},
-          {"request_latency_s", e.request_latency.value()}};
+          {"request_latency_s", e.request_latency.value()},
+          {"gemm_half_rows", perf::kGemmHalfRows}};  // a constant of the step model, not fitted
 }
 
 // The group label of a rejection: memory and divisibility reasons each form one group; any other

@@ -456,6 +456,10 @@ struct StepModel::Ops {
   }
 };
 
+double gemm_row_efficiency(double rows) {
+  return rows > 0 ? rows / (rows + kGemmHalfRows) : 1.0;
+}
+
 double StepModel::attention_core_efficiency(double span) const {
   if (span <= 0) return 0.0;
   return eff_.attn_eff * span / (span + kAttentionTileKeys);
@@ -503,7 +507,8 @@ void StepModel::attention(Ops& ops, Part part, const IterationShape& s, double c
       (dec_ctx + span + q_dec + q_pre) * kv_bytes_layer_ * (dpa_ ? 1.0 : kv_share_rank_);
   const double act_bytes = mem_.activation_passes / 2 * (q_dec + q_pre) * hidden_ * kActBytes;
   const double bytes = attn_weight_bytes_rank_ + kv_bytes + act_bytes;
-  ops.add(part, count, flops_proj / (rate_attn_proj_ * deq_attn_) + t_core,
+  const double g_proj = gemm_row_efficiency(q_dec + q_pre);
+  ops.add(part, count, flops_proj / (rate_attn_proj_ * deq_attn_ * g_proj) + t_core,
           (attn_weight_bytes_rank_ / deq_attn_ + kv_bytes + act_bytes) / hbm_rate_,
           flops_proj + flops_core, bytes,
           flops_proj / rate_attn_proj_ * eff_.mfu + flops_core / attn_core_peak_,
@@ -517,7 +522,8 @@ void StepModel::moe(Ops& ops, Part part, double tokens, double own, double count
   // sees the same rows, so only expert parallelism is imbalanced.
   const double imbalance = ep_ > 1 ? eff_.moe_imbalance : 1.0;
   const double rows = tokens * top_k_ / tp_ * imbalance;
-  const double touched = expected_distinct_experts(experts_, top_k_, tokens) / ep_;
+  const double distinct = expected_distinct_experts(experts_, top_k_, tokens);
+  const double touched = distinct / ep_;
   const double flops_e = rows * expert_flops_, flops_s = own * shared_flops_,
                flops_r = own * router_flops_;
   // Activations: with EP a rank handles its own tokens' hidden states; with experts sliced over the
@@ -527,9 +533,13 @@ void StepModel::moe(Ops& ops, Part part, double tokens, double own, double count
   const double bytes =
       touched * expert_bytes_rank_ + shared_bytes_rank_ + router_bytes_ + act_bytes;
   const double t_native = flops_e / rate_expert_ + flops_s / rate_shared_ + flops_r / rate_router_;
+  // Rows per expert GEMM: the token-expert pairs over the experts they touch (on the busiest rank
+  // under EP; with ep = 1 each rank's slice of an expert sees all of its rows).
+  const double g_e = gemm_row_efficiency(distinct > 0 ? tokens * top_k_ * imbalance / distinct : 0);
+  const double g_own = gemm_row_efficiency(own);
   ops.add(part, count,
-          flops_e / (rate_expert_ * deq_expert_) + flops_s / (rate_shared_ * deq_shared_) +
-              flops_r / rate_router_,
+          flops_e / (rate_expert_ * deq_expert_ * g_e) +
+              (flops_s / (rate_shared_ * deq_shared_) + flops_r / rate_router_) / g_own,
           (touched * expert_bytes_rank_ / deq_expert_ + shared_bytes_rank_ / deq_shared_ +
            router_bytes_ + act_bytes) /
               hbm_rate_,
@@ -540,7 +550,7 @@ void StepModel::dense(Ops& ops, Part part, double tokens, double count) const {
   const double flops = tokens * dense_flops_per_token_;
   const double act_bytes = mem_.activation_passes / 2 * tokens * hidden_ * kActBytes;
   const double bytes = dense_bytes_rank_ + act_bytes;
-  ops.add(part, count, flops / (rate_dense_ * deq_dense_),
+  ops.add(part, count, flops / (rate_dense_ * deq_dense_ * gemm_row_efficiency(tokens)),
           (dense_bytes_rank_ / deq_dense_ + act_bytes) / hbm_rate_, flops, bytes,
           flops / rate_dense_ * eff_.mfu, bytes / hbm_rate_ * eff_.mbu);
 }
@@ -548,7 +558,8 @@ void StepModel::dense(Ops& ops, Part part, double tokens, double count) const {
 void StepModel::lm_head(Ops& ops, Part part, double sampled) const {
   if (sampled <= 0) return;
   const double flops = sampled * head_flops_;
-  ops.add(part, 1.0, flops / (rate_head_ * deq_head_), head_bytes_rank_ / (hbm_rate_ * deq_head_),
+  ops.add(part, 1.0, flops / (rate_head_ * deq_head_ * gemm_row_efficiency(sampled)),
+          head_bytes_rank_ / (hbm_rate_ * deq_head_),
           flops, head_bytes_rank_, flops / rate_head_ * eff_.mfu,
           head_bytes_rank_ / hbm_rate_ * eff_.mbu);
 }

@@ -270,6 +270,20 @@ class StepModel {
 // levels off beyond a few thousand tokens; no published curve was fitted.
 inline constexpr double kAttentionTileKeys = 128.0;
 
+// Rows (tokens) at which a GEMM reaches half its large-GEMM rate: a GEMM of m rows runs at
+// m / (m + kGemmHalfRows) of mfu x peak, as though it computed kGemmHalfRows more rows (its first
+// tile's pipeline fill, its epilogue, the last partial wave over the SMs). Assumption: DeepGEMM's
+// grouped FP8 GEMMs on H800 fall from 1,233 to 932 TFLOP/s (N 4096, K 7168) and from 925 to 815
+// (N 7168, K 2048) as the rows per group fall from 1,024 to 256, which 50-125 rows reproduce;
+// Marlin-class 4-bit kernels, with small row tiles, stay at the memory bound up to 16-32 rows,
+// which a larger value would contradict at decode batches. The smaller end is taken; no curve was
+// fitted.
+inline constexpr double kGemmHalfRows = 32.0;
+
+// Achieved share of a GEMM's large-GEMM rate (mfu x peak) at `rows` rows: rows / (rows +
+// kGemmHalfRows); 1 for no rows (a GEMM that does not run costs nothing either way).
+double gemm_row_efficiency(double rows);
+
 // Expected number of distinct experts that T tokens touch when each picks top_k of `experts`
 // uniformly: E x (1 - (1 - k/E)^T). Lies between min(k, E) (T = 1) and E (T -> infinity).
 double expected_distinct_experts(double experts, double top_k, double tokens);

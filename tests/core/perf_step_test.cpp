@@ -212,8 +212,16 @@ TEST(PerfStep_HandChecked, GptOssPrefillOnH100_IsComputeBoundAtBf16Rate) {
     const double span = pairs / T;
     return 989e12 * 0.6 * span / (span + kAttentionTileKeys);
   };
+  // GEMMs run at m / (m + 32) for m rows: 8,192 in the projections and the router, the 32,768
+  // token-expert pairs over the 128 experts they touch (all of them) in each expert's GEMMs.
+  auto g = [](double m) { return m / (m + kGemmHalfRows); };
+  const double routed = T * 4 * 2 * 3 * 2880.0 * 2880, router = T * 2 * 2880.0 * 128;
+  const double per_expert = T * 4 / expected_distinct_experts(128, 4, T);
+  EXPECT_NEAR(per_expert, 256.0, 1e-9);
   EXPECT_NEAR(b.compute.value(),
-              (projections + 36 * moe) / rate + 18 * core * full_pairs / core_rate(full_pairs) +
+              projections / (rate * g(T)) +
+                  36 * (routed / (rate * g(per_expert)) + router / (rate * g(T))) +
+                  18 * core * full_pairs / core_rate(full_pairs) +
                   18 * core * sliding_pairs / core_rate(sliding_pairs),
               1e-9 * b.compute.value());
   // Sampling the one first token reads the whole BF16 head for 2 x 2880 x 201088 FLOPs:
@@ -250,8 +258,10 @@ TEST(PerfStep_HandChecked, DequantisingExperts_RunAtDequantEffOfTheNativeRates) 
   const Breakdown pn = make("gpt-oss-120b", "h100-hgx", tp(1), "fp4").step(chunk);
   const Breakdown ps = make("gpt-oss-120b", "h100-hgx", tp(1), "fp4", half).step(chunk);
   const double routed = 36 * 8192 * 4 * 2 * 3 * 2880.0 * 2880;
+  const double rows = 256;  // per expert GEMM: 8,192 tokens x top-4 over 128 experts
   EXPECT_NEAR(ps.parts[kMoe].compute.value() - pn.parts[kMoe].compute.value(),
-              routed / (989e12 * 0.6), 1e-9 * pn.parts[kMoe].compute.value());
+              routed / (989e12 * 0.6 * gemm_row_efficiency(rows)),
+              1e-9 * pn.parts[kMoe].compute.value());
   EXPECT_DOUBLE_EQ(ps.roofline.value(), pn.roofline.value());
   // B200 computes MXFP4 natively: dequant_eff does not apply.
   EXPECT_DOUBLE_EQ(make("gpt-oss-120b", "b200-hgx", tp(1), "fp4", half).step(one).total.value(),
@@ -272,11 +282,35 @@ TEST(PerfStep_HandChecked, AttentionCore_RunsAtItsOwnEfficiency_LowerOnShortSpan
     const Breakdown b = m.step(IterationShape::decode(seqs, seqs * ctx));
     const double eta = 0.5 * ctx / (ctx + kAttentionTileKeys);
     const double t_core = seqs * ctx * core / (989e12 * eta);
-    const double expected = 80 * (seqs * proj / (989e12 * 0.6) + t_core);
+    const double expected = 80 * (seqs * proj / (989e12 * 0.6 * seqs / (seqs + 32)) + t_core);
     EXPECT_NEAR(b.parts[kAttention].compute.value(), expected, 1e-9 * expected) << ctx;
     (ctx == 100.0 ? per_position_short : per_position_long) = t_core / ctx;
   }
   EXPECT_GT(per_position_short, 2 * per_position_long);
+}
+
+// A GEMM of m rows runs at m / (m + 32) of mfu x peak: the expert GEMMs of a decode step, a few
+// rows each, are charged far more per row than a prefill chunk's; the roofline stays at the peak.
+TEST(PerfStep_HandChecked, GemmRows_SetTheGemmsShareOfTheirRate) {
+  EXPECT_DOUBLE_EQ(gemm_row_efficiency(32), 0.5);
+  EXPECT_DOUBLE_EQ(gemm_row_efficiency(8), 0.2);
+  EXPECT_NEAR(gemm_row_efficiency(8192), 8192.0 / 8224, 1e-15);
+  EXPECT_DOUBLE_EQ(gemm_row_efficiency(0), 1.0);
+  // gpt-oss-120b on one B200 at 256 decode sequences: 1,024 token-expert pairs over the (almost
+  // all 128) experts they touch, 8 rows per expert GEMM; the router sees all 256 tokens.
+  const double seqs = 256, h = 2880;
+  const Breakdown b = make("gpt-oss-120b", "b200-hgx", tp(1), "fp4")
+                          .step(IterationShape::decode(seqs, seqs * 1024));
+  const double distinct = expected_distinct_experts(128, 4, seqs);
+  const double rows = seqs * 4 / distinct;
+  EXPECT_NEAR(rows, 8.0, 0.01);
+  const double routed = seqs * 4 * 2 * 3 * h * 2880, router = seqs * 2 * h * 128;
+  const double expected = 36 * (routed / (9000e12 * 0.6 * rows / (rows + 32)) +
+                                router / (2250e12 * 0.6 * seqs / (seqs + 32)));
+  EXPECT_NEAR(b.parts[kMoe].compute.value(), expected, 1e-9 * expected);
+  // At peak rates, without the row share: the roofline's compute term for the same FLOPs.
+  const double peak = 36 * (routed / 9000e12 + router / 2250e12);
+  EXPECT_GT(b.parts[kMoe].compute.value(), 4 * peak / 0.6);
 }
 
 TEST(PerfStep_HandChecked, ExpectedDistinctExperts_BetweenKAndE) {
