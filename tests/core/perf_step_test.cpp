@@ -214,7 +214,7 @@ TEST(PerfStep_HandChecked, GptOssPrefillOnH100_IsComputeBoundAtBf16Rate) {
   };
   // GEMMs run at m / (m + 32) for m rows: 8,192 in the projections and the router, the 32,768
   // token-expert pairs over the 128 experts they touch (all of them) in each expert's GEMMs.
-  auto g = [](double m) { return m / (m + kGemmHalfRows); };
+  auto g = [](double rows) { return rows / (rows + kGemmHalfRows); };
   const double routed = T * 4 * 2 * 3 * 2880.0 * 2880, router = T * 2 * 2880.0 * 128;
   const double per_expert = T * 4 / expected_distinct_experts(128, 4, T);
   EXPECT_NEAR(per_expert, 256.0, 1e-9);
