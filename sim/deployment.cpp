@@ -4,7 +4,6 @@
 #include <map>
 #include <numeric>
 #include <optional>
-#include <set>
 
 #include "core/error.hpp"
 
@@ -24,31 +23,25 @@ int find_root(std::vector<int>& parent, int x) {
   return x;
 }
 
-// The XPUs of each replica of the groups, in order: every group's replicas in placement order on
-// the XPUs the groups before it left free.
+// The XPUs of each replica of the groups, in order: every group's replicas packed as
+// topology::place packs them, on the XPUs the groups before it left free (topology::place_free,
+// the one placement routine the site rehearsals use as well).
 std::expected<std::vector<std::vector<PartId>>, std::string> place_groups(
     const topology::Topology& t, const std::vector<ReplicaGroup>& groups) {
   std::vector<std::vector<PartId>> out;
-  std::set<PartId> used;
+  std::vector<char> taken(t.xpus().size(), 0);
   for (const ReplicaGroup& grp : groups) {
-    topology::Placement placed;
+    std::vector<topology::Replica> placed;
     try {
-      placed = topology::place(t, grp.xpus);
+      placed = topology::place_free(t, grp.xpus, grp.replicas, taken);
     } catch (const InputError& e) {
       return std::unexpected(std::string(e.what()));
     }
-    int taken = 0;
-    for (const auto& r : placed.replicas) {
-      if (taken == grp.replicas) break;
-      if (std::any_of(r.xpus.begin(), r.xpus.end(), [&](PartId x) { return used.contains(x); }))
-        continue;
-      used.insert(r.xpus.begin(), r.xpus.end());
-      out.push_back(r.xpus);
-      taken += 1;
-    }
-    if (taken < grp.replicas)
+    for (auto& r : placed) out.push_back(std::move(r.xpus));
+    const auto held = static_cast<int>(placed.size());
+    if (held < grp.replicas)
       return std::unexpected(std::to_string(t.domains()) + " scale-up domain(s) of " +
-                             t.system().id + " hold " + std::to_string(taken) + " replicas of " +
+                             t.system().id + " hold " + std::to_string(held) + " replicas of " +
                              std::to_string(grp.xpus) + " XPUs" +
                              (groups.size() > 1 ? " beside the replicas placed before them" : "") +
                              ", not " + std::to_string(grp.replicas));

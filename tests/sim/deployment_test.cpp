@@ -87,6 +87,23 @@ TEST(Deployment_Groups, PoolsOfDifferentSizes_TakeDisjointXpusInGroupOrder) {
   EXPECT_FALSE(deploy(s, std::vector<ReplicaGroup>{{2, 1}, {16, 1}}, cache));
 }
 
+// A later group packs on the XPUs the earlier ones left, not on the whole domain's slots minus
+// those overlapping them: one tp4 prefill tray beside four 16-GPU decode replicas takes 68 of an
+// NVL72's 72 GPUs, one domain (placing the 16s on the domain's own 16-GPU slots, the first of
+// which the tray overlaps, would hold three and need a second domain).
+TEST(Deployment_Groups, LaterGroupsPackOnTheXpusLeftFree) {
+  const System& s = *shipped_catalog().find_system("gb200-nvl72");
+  TopologyCache cache;
+  const auto d = deploy(s, std::vector<ReplicaGroup>{{4, 1}, {16, 4}}, cache);
+  ASSERT_TRUE(d) << d.error();
+  EXPECT_EQ(d->domains, 1);
+  ASSERT_EQ(d->sites.size(), 5u);
+  std::set<int> used;
+  for (const auto& site : d->sites)
+    for (int x : site.xpus) EXPECT_TRUE(used.insert(x).second) << "XPU " << x << " twice";
+  EXPECT_EQ(used.size(), 68u);
+}
+
 // A batch builds each topology once: deployments of other replica counts on as many domains share
 // it, and give what a deployment with a topology of its own gives.
 TEST(Deployment_TopologyCache, SameSystemAndDomains_OneTopology_SamePlacement) {
