@@ -431,24 +431,23 @@ std::expected<StepModel, std::string> StepModel::create(
 }
 
 // Accumulates operations on the busiest XPU: each one takes max(compute, memory) and counts as
-// compute- or memory-bound accordingly; at peak rates (times x mfu, x mbu) it adds to the roofline.
+// compute- or memory-bound accordingly; at peak FLOP/s and peak bandwidth it adds to the roofline.
 struct StepModel::Ops {
   Breakdown& b;
-  double mfu = 1.0, mbu = 1.0;
+  double hbm_rate = 1.0, mbu = 1.0;  // the achieved HBM rate and its share of the peak
   double compute_bound = 0.0, memory_bound = 0.0, roofline = 0.0;
 
-  // `t_peak`, `t_mem_peak`: the compute time at peak FLOP/s and the memory time at peak
-  // bandwidth; negative = t_compute x mfu and t_memory x mbu (every GEMM native).
+  // `t_peak`: the operation's compute time at peak FLOP/s; its memory time at peak bandwidth is
+  // that of its `bytes`.
   void add(Part part, double count, double t_compute, double t_memory, double flops, double bytes,
-           double t_peak = -1.0, double t_mem_peak = -1.0) {
+           double t_peak) {
     if (count <= 0) return;
     auto& p = b.parts[part];
     p.compute += Seconds(count * t_compute);
     p.memory += Seconds(count * t_memory);
     p.flops += Flops(count * flops);
     p.bytes += Bytes(count * bytes);
-    roofline += count * std::max(t_peak >= 0 ? t_peak : t_compute * mfu,
-                                 t_mem_peak >= 0 ? t_mem_peak : t_memory * mbu);
+    roofline += count * std::max(t_peak, bytes / hbm_rate * mbu);
     if (t_compute >= t_memory)
       compute_bound += count * t_compute;
     else
@@ -511,8 +510,7 @@ void StepModel::attention(Ops& ops, Part part, const IterationShape& s, double c
   ops.add(part, count, flops_proj / (rate_attn_proj_ * deq_attn_ * g_proj) + t_core,
           (attn_weight_bytes_rank_ / deq_attn_ + kv_bytes + act_bytes) / hbm_rate_,
           flops_proj + flops_core, bytes,
-          flops_proj / rate_attn_proj_ * eff_.mfu + flops_core / attn_core_peak_,
-          bytes / hbm_rate_ * eff_.mbu);
+          flops_proj / rate_attn_proj_ * eff_.mfu + flops_core / attn_core_peak_);
 }
 
 // `tokens`: tokens of the whole replica routed to the experts; `own`: tokens this rank routes and
@@ -543,7 +541,7 @@ void StepModel::moe(Ops& ops, Part part, double tokens, double own, double count
           (touched * expert_bytes_rank_ / deq_expert_ + shared_bytes_rank_ / deq_shared_ +
            router_bytes_ + act_bytes) /
               hbm_rate_,
-          flops_e + flops_s + flops_r, bytes, t_native * eff_.mfu, bytes / hbm_rate_ * eff_.mbu);
+          flops_e + flops_s + flops_r, bytes, t_native * eff_.mfu);
 }
 
 void StepModel::dense(Ops& ops, Part part, double tokens, double count) const {
@@ -552,16 +550,15 @@ void StepModel::dense(Ops& ops, Part part, double tokens, double count) const {
   const double bytes = dense_bytes_rank_ + act_bytes;
   ops.add(part, count, flops / (rate_dense_ * deq_dense_ * gemm_row_efficiency(tokens)),
           (dense_bytes_rank_ / deq_dense_ + act_bytes) / hbm_rate_, flops, bytes,
-          flops / rate_dense_ * eff_.mfu, bytes / hbm_rate_ * eff_.mbu);
+          flops / rate_dense_ * eff_.mfu);
 }
 
 void StepModel::lm_head(Ops& ops, Part part, double sampled) const {
   if (sampled <= 0) return;
   const double flops = sampled * head_flops_;
   ops.add(part, 1.0, flops / (rate_head_ * deq_head_ * gemm_row_efficiency(sampled)),
-          head_bytes_rank_ / (hbm_rate_ * deq_head_),
-          flops, head_bytes_rank_, flops / rate_head_ * eff_.mfu,
-          head_bytes_rank_ / hbm_rate_ * eff_.mbu);
+          head_bytes_rank_ / (hbm_rate_ * deq_head_), flops, head_bytes_rank_,
+          flops / rate_head_ * eff_.mfu);
 }
 
 // With DP attention, sequences and prefill chunks are spread over the tp ranks; the busiest rank
@@ -590,7 +587,7 @@ Breakdown StepModel::step(const IterationShape& full) const {
   Breakdown b;
   const double items = full.decode_seqs + full.prefill_chunks;
   if (items <= 0 || full.decode_seqs + full.prefill_tokens <= 0) return b;  // nothing to do
-  Ops ops{b, eff_.mfu, eff_.mbu};
+  Ops ops{b, hbm_rate_, eff_.mbu};
   // Pipeline: the iteration is split into up to pp microbatches; a token's step is one pass of its
   // microbatch through every stage, i.e. all layers at the microbatch's size.
   const double micro = pp_ > 1 ? std::clamp(std::floor(items), 1.0, pp_) : 1.0;

@@ -311,6 +311,14 @@ TEST(PerfStep_HandChecked, GemmRows_SetTheGemmsShareOfTheirRate) {
   // At peak rates, without the row share: the roofline's compute term for the same FLOPs.
   const double peak = 36 * (routed / 9000e12 + router / 2250e12);
   EXPECT_GT(b.parts[kMoe].compute.value(), 4 * peak / 0.6);
+  // Llama-3.3-70B on 8 H100s at 64 decode sequences: the dense FFN's and the LM head's GEMMs have
+  // 64 rows each (every sequence's token), at 64 / 96 of their rate.
+  const Breakdown l = make("llama-3.3-70b", "h100-hgx", tp(8), "bf16")
+                          .step(IterationShape::decode(64, 64 * 1000.0));
+  const double share = 64.0 / (64 + 32), rate = 989e12 * 0.6 * share;
+  const double ffn = 80 * 64 * 6 * 8192.0 * 28672 / 8, head = 64 * 2 * 8192.0 * 128256 / 8;
+  EXPECT_NEAR(l.parts[kDenseFfn].compute.value(), ffn / rate, 1e-9 * ffn / rate);
+  EXPECT_NEAR(l.parts[kLmHead].compute.value(), head / rate, 1e-9 * head / rate);
 }
 
 TEST(PerfStep_HandChecked, ExpectedDistinctExperts_BetweenKAndE) {
