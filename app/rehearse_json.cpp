@@ -303,9 +303,11 @@ std::string RehearsalOutcome::spare_sentence() const {
 std::vector<std::vector<std::string>> RehearsalOutcome::summary_table() const {
   const auto& e = outcome;
   const double offered = e.tokens_offered > 0 ? e.tokens_offered : 1;
+  const double fewest = e.min_replicas_up;  // a fraction of a group while a pool is short
+  const bool whole = std::abs(fewest - std::round(fewest)) < 1e-9;
   return {{"availability", "attainment", "fewest " + unit() + "s up", "tokens lost", "tokens late",
            "technicians busy", "swaps open at end"},
-          {pct(e.availability), pct(e.attainment), fixed(e.min_replicas_up, 0),
+          {pct(e.availability), pct(e.attainment), fixed(fewest, whole ? 0 : 2),
            pct(e.tokens_lost / offered), pct(e.tokens_late / offered),
            pct(e.technician_utilisation, 1), std::to_string(e.swaps_unfinished)}};
 }

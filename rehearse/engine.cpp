@@ -194,8 +194,8 @@ class Engine {
       place(d, static_cast<int>(i));
       for (std::size_t p = 0; p < pools_.size(); ++p) pool_up_[p] += d.placed[p];
     }
+    out_.replicas_total = static_cast<int>(std::floor(pool_units() + 1e-9));
     up_ = units_up();
-    out_.replicas_total = up_;
     out_.min_replicas_up = std::numeric_limits<double>::infinity();
     if (!in_.serving) setup_jobs(xpus);
   }
@@ -280,12 +280,20 @@ class Engine {
     }
   }
 
-  // The site's units in service: the fewest any pool's replicas in service make whole.
-  int units_up() const {
-    int units = std::numeric_limits<int>::max();
+  // The units the site's pools make: the scarcer pool's replicas in service over a unit's share
+  // of them, a fraction of a group where a pool is short (the site's pools serve together, so its
+  // throughput follows the pool that binds).
+  double pool_units() const {
+    double units = std::numeric_limits<double>::infinity();
     for (std::size_t p = 0; p < pools_.size(); ++p)
-      units = std::min(units, pool_up_[p] / pools_[p].replicas);
+      units = std::min(units, static_cast<double>(pool_up_[p]) / pools_[p].replicas);
     return units;
+  }
+
+  // The site's units in service: at most the whole units placed healthy (replicas beyond them are
+  // slack that covers a failure).
+  double units_up() const {
+    return std::min(pool_units(), static_cast<double>(out_.replicas_total));
   }
 
   // Applies a change to a domain and keeps the site's totals in step.
@@ -641,7 +649,7 @@ class Engine {
   std::vector<Instance> instances_;
   std::vector<Domain> domains_;
   double now_ = 0;
-  int up_ = 0;
+  double up_ = 0;  // units in service (units_up)
   int parts_down_ = 0;
   // Repairs.
   std::array<int, kClasses> spares_{};
@@ -656,7 +664,7 @@ class Engine {
   double job_down_s_ = 0;
   int xpus_per_domain_ = 0;
   std::unordered_map<PartId, std::vector<int>> blast_;
-  std::map<int, double> time_at_;
+  std::map<double, double> time_at_;
   topology::Impact healthy_;
   std::unordered_map<PartId, topology::Dependents> descendants_;
 };

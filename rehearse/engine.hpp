@@ -156,8 +156,9 @@ struct EngineOutcome {
   double technician_utilisation = 0;  // busy technician-time / (technicians x horizon)
   int swaps_unfinished = 0;           // swaps still queued or under way at the end
   // Time spent with each number of replicas up (count, seconds), counts increasing: attainment and
-  // tokens lost at any other load follow from it without another run.
-  std::vector<std::pair<int, double>> time_at_replicas;
+  // tokens lost at any other load follow from it without another run. A disaggregated point's
+  // count is fractional while a pool is short of a whole group's replicas.
+  std::vector<std::pair<double, double>> time_at_replicas;
   std::vector<FailureEvent> events;   // in time order
   std::vector<Sample> samples;
   std::array<ClassTally, kAllPartClasses.size()> classes{};

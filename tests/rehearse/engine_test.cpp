@@ -224,11 +224,11 @@ TEST_F(Engine, Groups_PackedFirstFit_OnOneDomainOrABlockOfServers) {
   EXPECT_THROW(rehearse::pack_units(hgx, s), InputError);
 }
 
-// A group serves only with both pools: a feed takes a rack of 16 trays, of prefill replicas (64,
-// 21 groups' worth), of decode replicas (16 groups') or of both; the survivors re-form the most
+// A feed takes a rack of 16 trays, of prefill replicas (64, 21.3 groups' worth), of decode
+// replicas (16 groups') or of both; the survivors re-form the most
 // whole groups the 240 trays left hold, 137 (103 trays of prefill and 137 of decode). Counts are
 // of groups throughout.
-TEST_F(Engine, Groups_AFailedPoolCostsWholeGroups) {
+TEST_F(Engine, Groups_AFeedTakesItsTrays_TheSurvivorsReformWholeGroups) {
   auto in = serving(1, 200);
   in.surrogate.pools = {{2, 3}, {8, 1}};
   in.offered_replicas = 140;
@@ -249,6 +249,36 @@ TEST_F(Engine, Groups_AFailedPoolCostsWholeGroups) {
   EXPECT_LT(o.attainment, 1.0);
   EXPECT_NEAR(o.tokens_served + o.tokens_lost, o.tokens_offered, 1e-6 * o.tokens_offered);
   for (const auto& smp : o.samples) EXPECT_LE(smp.replicas_up, 146 + 1e-9);
+}
+
+// The site's pools serve together: with one of its 438 prefill replicas down a 3p1d site serves
+// 437 / 3 = 145.67 groups' worth, not 145 (its prefill pool binds); with a decode replica down,
+// 145. Each XPU failure takes one replica of either pool until the survivors re-form.
+TEST_F(Engine, Groups_AShortPoolCostsItsShareOfAGroup) {
+  auto in = serving(1, 30);
+  in.surrogate.pools = {{2, 3}, {8, 1}};
+  in.offered_replicas = 140;
+  only(in, PartClass::xpu, 1e-5);
+  const auto o = rehearse::run_engine(in);
+  ASSERT_GE(o.events.size(), 5u);
+  EXPECT_EQ(o.replicas_total, 146);
+  bool third = false;
+  for (const auto& [n, t] : o.time_at_replicas) {
+    const double prefill = n * 3;  // whole prefill replicas when the prefill pool binds
+    EXPECT_LE(n, 146 + 1e-9);
+    EXPECT_NEAR(prefill, std::round(prefill), 1e-9) << n;
+    third = third || (t > 0 && std::abs(n - std::round(n)) > 0.3);
+  }
+  EXPECT_TRUE(third) << "no moment with the prefill pool short of a whole group";
+  EXPECT_LT(o.min_replicas_up, 146);
+  // The table's count of a moment at 145.67 groups meets a load of 145.5 and not one of 145.8.
+  const double at = 437.0 / 3;
+  double t_at = 0;
+  for (const auto& [n, t] : o.time_at_replicas) t_at += std::abs(n - at) < 1e-9 ? t : 0;
+  if (t_at > 0) {
+    EXPECT_GT(rehearse::at_load(o, in.surrogate, 145.5).attainment,
+              rehearse::at_load(o, in.surrogate, 145.8).attainment);
+  }
 }
 
 TEST_F(Engine, LatencyAtLoad_InterpolatesOnTheCurve) {
