@@ -857,6 +857,9 @@ SystemFit system_fit(const State& s, const std::vector<std::size_t>& input_index
   for (std::size_t k = 0; k < s.rules.size(); ++k) {
     fit.params.push_back(s.rules[k]->name);
     if (pinned(s, k)) fit.pinned.push_back(s.rules[k]->name);
+    double precision = 0;
+    for (const auto& row : s.J) precision += k < row.size() ? row[k] * row[k] : 0.0;
+    fit.precision.push_back(precision);
   }
   for (std::size_t i : s.points) fit.points.push_back(input_index[i]);
   fit.cost_prior = s.cost_prior;
@@ -870,16 +873,32 @@ SystemFit system_fit(const State& s, const std::vector<std::size_t>& input_index
 perf::Efficiency pool_family(const perf::Efficiency& prior, const std::vector<SystemFit>& members) {
   perf::Efficiency out = prior;
   for (const auto& r : param_rules()) {
-    double sum = 0;
-    int n = 0;
-    for (const auto& m : members) {
-      if (std::find(m.params.begin(), m.params.end(), r.name) == m.params.end()) continue;
-      sum += to_x(r, *perf::efficiency_parameter(m.fitted, r.name));
-      n += 1;
+    const auto w = pool_weights(r.name, members);
+    double x = 0, weights = 0;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (w[i] <= 0) continue;
+      x += w[i] * to_x(r, *perf::efficiency_parameter(members[i].fitted, r.name));
+      weights += w[i];
     }
-    if (n > 0) perf::set_efficiency_parameter(out, r.name, to_theta(r, sum / n));
+    if (weights > 0) perf::set_efficiency_parameter(out, r.name, to_theta(r, x / weights));
   }
   return out;
+}
+
+std::vector<double> pool_weights(const std::string& name, const std::vector<SystemFit>& members) {
+  std::vector<double> w(members.size(), 0.0);
+  double sum = 0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const auto& m = members[i];
+    const auto at = std::find(m.params.begin(), m.params.end(), name);
+    if (at == m.params.end()) continue;
+    const auto k = static_cast<std::size_t>(at - m.params.begin());
+    w[i] = k < m.precision.size() && m.precision[k] > 0 ? m.precision[k] : 1.0;
+    sum += w[i];
+  }
+  if (sum > 0)
+    for (double& v : w) v /= sum;
+  return w;
 }
 
 std::expected<FitReport, std::string> calibrate(const Catalog& cat,

@@ -73,6 +73,10 @@ struct SystemFit {
   perf::Efficiency prior, fitted;
   std::vector<std::string> params;         // fitted parameters
   std::vector<std::string> pinned;         // fitted parameters that ended within 1% of a bound
+  // By fitted parameter, how sharply the points and the prior fix it: the diagonal of J^T J of the
+  // objective's residuals in x (the points' and the prior's), its precision about the fit. Empty:
+  // every parameter weighs alike in pool_family.
+  std::vector<double> precision;
   std::vector<std::size_t> points;         // indices into the input points
   double cost_prior = 0, cost_fitted = 0;  // objective at the prior and at the fit (cut sweeps)
   int iterations = 0;
@@ -93,9 +97,15 @@ std::expected<FitReport, std::string> calibrate(const Catalog& cat,
                                                 const std::vector<ReferencePoint>& points,
                                                 const FitOptions& options);
 
-// A family's pooled parameters for its members without points: per parameter, the geometric mean
-// (in the fit's x = ln(theta + offset)) over the fitted members; parameters no member fitted keep
-// the prior's values.
+// A family's pooled parameters for its members without points: per parameter, the mean in the
+// fit's x = ln(theta + offset) over the fitted members, each weighted by its precision about that
+// parameter (SystemFit::precision): a member whose points pin a parameter speaks for it, one whose
+// points barely move it (its value near the prior, held by the prior's pull alone) weighs as the
+// prior does. Parameters no member fitted keep the prior's values.
 perf::Efficiency pool_family(const perf::Efficiency& prior, const std::vector<SystemFit>& members);
+// Each member's share of the pool's weight for the parameter `name`, in the members' order: its
+// precision about it over the sum of theirs (a member without precisions weighs 1, one that did
+// not fit the parameter 0). All zero when no member fitted it.
+std::vector<double> pool_weights(const std::string& name, const std::vector<SystemFit>& members);
 
 }  // namespace racktwin::calib

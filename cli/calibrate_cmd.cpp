@@ -43,6 +43,37 @@ void print_power(const app::Calibration& c) {
         fmt::join(c.power_unmeasured, ", "));
 }
 
+// A family's pooled values, who uses them, and each member's weight in them (calib::pool_weights).
+void print_family(const app::Calibration& c, const CalibratedEfficiency& f) {
+  std::string vals;
+  for (const auto& name : f.fitted)
+    vals += (vals.empty() ? "" : ", ") + name + " " + param_text(f.values, name);
+  const auto users = c.family_users.find(f.id);
+  fmt::print("family {} (pooled from {}): {}; used by {}\n", f.id, fmt::join(f.pooled, ", "), vals,
+             users == c.family_users.end() ? "no other system"
+                                           : fmt::format("{}", fmt::join(users->second, ", ")));
+  std::vector<calib::SystemFit> members;
+  for (const auto& id : f.pooled)
+    for (const auto& s : c.fit.systems)
+      if (s.system == id) members.push_back(s);
+  if (members.size() < 2) return;
+  std::vector<std::string> head{"parameter", "pooled"};
+  std::vector<std::size_t> right{1};
+  for (const auto& m : members) {
+    right.push_back(head.size());
+    head.push_back(m.system + " %");
+  }
+  Table t(head);
+  for (const auto& name : f.fitted) {
+    std::vector<std::string> row{name, param_text(f.values, name)};
+    for (double w : calib::pool_weights(name, members))
+      row.push_back(fmt::format("{:.0f}", 100 * w));
+    t.add(row);
+  }
+  fmt::print("  each member's weight: its precision about the parameter (docs/model.md 13.4)\n{}\n",
+             t.render(right));
+}
+
 void print_report(const app::Calibration& c, double wall_s) {
   Table pt({"system", "prior", "points", "parameter", "prior value", "fitted", "pinned"});
   for (const auto& s : c.fit.systems)
@@ -58,16 +89,7 @@ void print_report(const app::Calibration& c, double wall_s) {
              c.params.size(),
              fewer ? ", dequant_eff only where a system's points dequantise" : "",
              pt.render({2, 4, 5}));
-  for (const auto& f : c.file.families) {
-    std::string vals;
-    for (const auto& name : f.fitted)
-      vals += (vals.empty() ? "" : ", ") + name + " " + param_text(f.values, name);
-    const auto users = c.family_users.find(f.id);
-    fmt::print("family {} (pooled from {}): {}; used by {}\n", f.id, fmt::join(f.pooled, ", "),
-               vals,
-               users == c.family_users.end() ? "no other system"
-                                             : fmt::format("{}", fmt::join(users->second, ", ")));
-  }
+  for (const auto& f : c.file.families) print_family(c, f);
   Table rt({"id", "system", "metric", "published", "predicted", "error %"});
   for (const auto& p : c.fit.final) {
     const bool fitted = std::any_of(c.fit.systems.begin(), c.fit.systems.end(),

@@ -214,7 +214,7 @@ TEST(Calibrate_Options, UnknownParameterOrSystem_IsAnError) {
   EXPECT_NE(b.error().find("no point"), std::string::npos) << b.error();
 }
 
-TEST(PoolFamily, GeometricMeanOfTheFittedMembers) {
+TEST(PoolFamily, GeometricMeanOfTheFittedMembers_WithoutPrecisions) {
   perf::Efficiency prior;
   calib::SystemFit a, b;
   a.params = b.params = {"mfu"};
@@ -224,6 +224,22 @@ TEST(PoolFamily, GeometricMeanOfTheFittedMembers) {
   const auto pooled = calib::pool_family(prior, {a, b});
   EXPECT_NEAR(pooled.mfu, 0.4, 1e-12);
   EXPECT_DOUBLE_EQ(pooled.mbu, prior.mbu);
+}
+
+// A member whose points pin a parameter speaks for it: precisions 9 and 1 weigh ln 0.2 and ln 0.8
+// 9 : 1 (0.2^0.9 x 0.8^0.1 = 0.229); equal precisions give the geometric mean.
+TEST(PoolFamily, MembersWeighByTheirPrecisionAboutTheParameter) {
+  perf::Efficiency prior;
+  calib::SystemFit a, b;
+  a.params = b.params = {"mfu"};
+  a.fitted.mfu = 0.2;
+  b.fitted.mfu = 0.8;
+  a.precision = {9.0};
+  b.precision = {1.0};
+  EXPECT_NEAR(calib::pool_family(prior, {a, b}).mfu, std::pow(0.2, 0.9) * std::pow(0.8, 0.1),
+              1e-12);
+  b.precision = {9.0};
+  EXPECT_NEAR(calib::pool_family(prior, {a, b}).mfu, 0.4, 1e-12);
 }
 
 }  // namespace
