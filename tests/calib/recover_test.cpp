@@ -214,12 +214,18 @@ TEST(Calibrate_Options, UnknownParameterOrSystem_IsAnError) {
   EXPECT_NE(b.error().find("no point"), std::string::npos) << b.error();
 }
 
-TEST(PoolFamily, GeometricMeanOfTheFittedMembers_WithoutPrecisions) {
-  perf::Efficiency prior;
+// Two members that fitted mfu alone, at 0.2 and 0.8.
+std::pair<calib::SystemFit, calib::SystemFit> two_members() {
   calib::SystemFit a, b;
   a.params = b.params = {"mfu"};
   a.fitted.mfu = 0.2;
   b.fitted.mfu = 0.8;
+  return {a, b};
+}
+
+TEST(PoolFamily, GeometricMeanOfTheFittedMembers_WithoutPrecisions) {
+  perf::Efficiency prior;
+  auto [a, b] = two_members();
   a.fitted.mbu = 0.1;  // not fitted: ignored
   const auto pooled = calib::pool_family(prior, {a, b});
   EXPECT_NEAR(pooled.mfu, 0.4, 1e-12);
@@ -230,10 +236,7 @@ TEST(PoolFamily, GeometricMeanOfTheFittedMembers_WithoutPrecisions) {
 // 9 : 1 (0.2^0.9 x 0.8^0.1 = 0.229); equal precisions give the geometric mean.
 TEST(PoolFamily, MembersWeighByTheirPrecisionAboutTheParameter) {
   perf::Efficiency prior;
-  calib::SystemFit a, b;
-  a.params = b.params = {"mfu"};
-  a.fitted.mfu = 0.2;
-  b.fitted.mfu = 0.8;
+  auto [a, b] = two_members();
   a.precision = {9.0};
   b.precision = {1.0};
   EXPECT_NEAR(calib::pool_family(prior, {a, b}).mfu, std::pow(0.2, 0.9) * std::pow(0.8, 0.1),
