@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,17 +94,19 @@ std::vector<std::string> split_words(const std::string& s) {
 struct Child {
   pid_t pid = -1;
   int fd = -1;
+  int in = -1;                    // a local worker's standard input: the groups it is handed
   std::string buffer;             // a line not yet complete
   std::vector<std::size_t> todo;  // its groups not yet done
 };
 
 // Its own process group: cancel() ends it and its children.
-std::expected<Child, std::string> spawn(const std::vector<std::string>& argv) {
-  auto p = spawn_piped(argv, true);
+std::expected<Child, std::string> spawn(const std::vector<std::string>& argv, bool input) {
+  auto p = spawn_piped(argv, true, input);
   if (!p) return std::unexpected(p.error());
   Child c;
   c.pid = p->pid;
   c.fd = p->fd;
+  c.in = p->in;
   return c;
 }
 
@@ -262,14 +265,34 @@ std::expected<void, std::string> SimJob::run(const Callbacks& cb) {
   std::string failure;
   std::size_t next = 0;
 
-  auto start_local = [&](std::size_t g) {
-    auto c = spawn({worker, *job, "--group", std::to_string(g)});
+  auto stopping = [&] {
+    return !failure.empty() || cancelled_ || (options_.cancel != nullptr && *options_.cancel);
+  };
+  // A local worker reads the job once and simulates the groups it is handed, one at a time: the
+  // next as soon as it reports the last done; its input closed when none is left, and it ends.
+  auto hand_next = [&](Child& c) {
+    if (c.in < 0 || !c.todo.empty()) return;
+    if (!stopping() && next < todo.size()) {
+      const std::size_t g = todo[next++];
+      const std::string line = std::to_string(g) + "\n";
+      if (::send(c.in, line.data(), line.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(line.size())) {
+        c.todo = {g};
+        return;
+      }
+      failure = std::string("cannot hand a simulation worker its points: ") + std::strerror(errno);
+    }
+    ::close(c.in);
+    c.in = -1;
+  };
+  auto start_local = [&] {
+    auto c = spawn({worker, *job, "--serve"}, true);
     if (!c) {
       failure = c.error();
       return;
     }
-    c->todo = {g};
     running.push_back(std::move(*c));
+    hand_next(running.back());
   };
   if (options_.backend == Backend::mpi) {
     std::vector<std::string> argv = split_words(options_.mpirun);
@@ -282,7 +305,7 @@ std::expected<void, std::string> SimJob::run(const Callbacks& cb) {
          {std::string("-n"), std::to_string(std::max(1, options_.ranks)), mpi_worker, *job,
           std::string("--worker"), worker, std::string("--groups"), list})
       argv.push_back(a);
-    auto c = spawn(argv);
+    auto c = spawn(argv, false);
     if (!c) return std::unexpected(c.error());
     c->todo = todo;
     running.push_back(std::move(*c));
@@ -335,9 +358,7 @@ std::expected<void, std::string> SimJob::run(const Callbacks& cb) {
 
   while (true) {
     if (options_.backend == Backend::local)
-      while (failure.empty() && !cancelled_ && !(options_.cancel && *options_.cancel) &&
-             running.size() < slots && next < todo.size())
-        start_local(todo[next++]);
+      while (!stopping() && running.size() < slots && next < todo.size()) start_local();
     if (running.empty()) break;
     if ((cancelled_ || (options_.cancel != nullptr && *options_.cancel)) && failure.empty()) {
       failure = "cancelled";
@@ -370,9 +391,11 @@ std::expected<void, std::string> SimJob::run(const Callbacks& cb) {
           }
         }
         if (!failure.empty()) kill_all();
+        hand_next(c);
         continue;
       }
       ::close(c.fd);
+      if (c.in >= 0) ::close(c.in);
       const int status = reap(c.pid);
       if (failure.empty() && !c.todo.empty())
         failure = "a simulation worker " + exit_text(status) + " before finishing its points";
@@ -399,11 +422,13 @@ std::expected<std::vector<sim::PointResult>, std::string> simulate_in_workers(
   return results;
 }
 
-std::expected<void, std::string> run_worker(const std::string& job_file, std::size_t group,
-                                            const std::function<void(const std::string&)>& emit) {
+std::expected<LoadedJob, std::string> load_job(const std::string& job_file) {
   std::ifstream in(job_file, std::ios::binary);
   if (!in) return std::unexpected("cannot read the job file " + job_file);
-  const nlohmann::json job = nlohmann::json::parse(in, nullptr, false);
+  LoadedJob loaded;
+  loaded.file = job_file;
+  loaded.job = nlohmann::json::parse(in, nullptr, false);
+  const auto& job = loaded.job;
   if (job.is_discarded() || !job.is_object() || !job.contains("groups"))
     return std::unexpected("the job file " + job_file + " is not a racktwin job");
   try {
@@ -415,14 +440,26 @@ std::expected<void, std::string> run_worker(const std::string& job_file, std::si
     if (!cat) return std::unexpected("cannot load the catalog: " + cat.error().front().to_string());
     if (db::catalog_hash(*cat) != job.at("catalog_hash").get<std::string>())
       return std::unexpected("the catalog's files changed since the job was made");
-    const auto& groups = job.at("groups");
-    if (group >= groups.size())
+    loaded.catalog = std::make_shared<const Catalog>(std::move(*cat));
+    loaded.groups = job.at("groups").size();
+  } catch (const nlohmann::json::exception& e) {
+    return std::unexpected("the job file " + job_file + " is malformed: " + e.what());
+  }
+  return loaded;
+}
+
+std::expected<void, std::string> run_group(const LoadedJob& loaded, std::size_t group,
+                                           const std::function<void(const std::string&)>& emit) {
+  const auto& job = loaded.job;
+  const Catalog& cat = *loaded.catalog;
+  try {
+    if (group >= loaded.groups)
       return std::unexpected("the job has no group " + std::to_string(group));
-    const auto indices = groups[group].get<std::vector<std::size_t>>();
+    const auto indices = job.at("groups")[group].get<std::vector<std::size_t>>();
     TraceCache traces;
     std::vector<sim::PointSpec> specs;
     for (std::size_t i : indices) {
-      auto s = spec_from_json(job.at("points").at(i), *cat, traces);
+      auto s = spec_from_json(job.at("points").at(i), cat, traces);
       if (!s) return std::unexpected(s.error());
       specs.push_back(std::move(*s));
     }
@@ -435,7 +472,7 @@ std::expected<void, std::string> run_worker(const std::string& job_file, std::si
       last = pct;
       emit(Json{{"group", group}, {"progress", f}}.dump());
     };
-    auto results = sim::simulate(*cat, specs, opt);
+    auto results = sim::simulate(cat, specs, opt);
     if (!results) {
       emit(Json{{"group", group}, {"error", results.error()}}.dump());
       return {};
@@ -447,8 +484,15 @@ std::expected<void, std::string> run_worker(const std::string& job_file, std::si
     emit(Json{{"done", group}}.dump());
     return {};
   } catch (const nlohmann::json::exception& e) {
-    return std::unexpected("the job file " + job_file + " is malformed: " + e.what());
+    return std::unexpected("the job file " + loaded.file + " is malformed: " + e.what());
   }
+}
+
+std::expected<void, std::string> run_worker(const std::string& job_file, std::size_t group,
+                                            const std::function<void(const std::string&)>& emit) {
+  auto loaded = load_job(job_file);
+  if (!loaded) return std::unexpected(loaded.error());
+  return run_group(*loaded, group, emit);
 }
 
 }  // namespace racktwin::app

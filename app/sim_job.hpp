@@ -7,8 +7,9 @@
 //
 // Contract:
 // - The points go out in groups fixed by the points alone (costliest first; the grouping does not
-//   depend on the number of jobs or ranks), and each group runs in one worker; so the results do
-//   not depend on the backend or the number of workers, byte for byte.
+//   depend on the number of jobs or ranks), and each group runs in a process of its own (a local
+//   worker reads the job once and forks one per group it is handed: racktwin-sim --serve); so the
+//   results do not depend on the backend or the number of workers, byte for byte.
 // - A group's results are delivered whole, once its worker has ended cleanly, through on_group.
 //   Groups whose points were all delivered before (skip()) are not simulated again: a killed
 //   sweep resumes where it stopped.
@@ -20,9 +21,12 @@
 #include <cstdint>
 #include <expected>
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/catalog.hpp"
 #include "db/store.hpp"
@@ -99,5 +103,18 @@ int remove_orphaned_job_files(const std::string& dir);
 // the job file cannot be used; a simulation error is emitted as an error line.
 std::expected<void, std::string> run_worker(const std::string& job_file, std::size_t group,
                                             const std::function<void(const std::string&)>& emit);
+
+// The same in two stages, for a worker that serves several groups of one job (racktwin-sim
+// --serve): the job file and its catalog read and checked once, then any group of it simulated
+// (in a fresh process each: one SimGrid engine per process).
+struct LoadedJob {
+  std::string file;
+  nlohmann::json job;
+  std::shared_ptr<const Catalog> catalog;
+  std::size_t groups = 0;
+};
+std::expected<LoadedJob, std::string> load_job(const std::string& job_file);
+std::expected<void, std::string> run_group(const LoadedJob& job, std::size_t group,
+                                           const std::function<void(const std::string&)>& emit);
 
 }  // namespace racktwin::app

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -116,6 +117,77 @@ TEST_F(Jobs, KilledHalfway_TheSameCommandSimulatesOnlyTheMissingPoints_SameBytes
   const auto again = run("run " + kSmall + " --json --jobs 1 --db " + killed_db);
   EXPECT_EQ(again.err.find("resuming"), std::string::npos) << again.err;
   EXPECT_EQ(again.out, whole.out);
+}
+
+// A process's state letter (R, S, T, Z, ...), or 0 when it is gone.
+char state_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto close = line.rfind(')');  // "pid (name) state ..."
+  return close != std::string::npos && close + 2 < line.size() ? line[close + 2] : 0;
+}
+
+// The processes whose parent is `pid`.
+std::vector<pid_t> children_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  std::vector<pid_t> out;
+  for (pid_t c = 0; in >> c;) out.push_back(c);
+  return out;
+}
+
+// Kills `pid` if it has not ended yet: stopped first, so that it cannot end between the check
+// and the kill. True when it was killed.
+bool kill_running(pid_t pid) {
+  if (::kill(pid, SIGSTOP) != 0) return false;
+  char st = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while ((st = state_of(pid)) != 'T' && st != 'Z' && st != 0 &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return st == 'T' && ::kill(pid, SIGKILL) == 0;
+}
+
+// A local worker reads the job once and forks a process for each group it is handed. One of
+// those processes killed halfway fails the run, which says so; the groups done before are kept
+// and the same command simulates only the rest.
+TEST_F(Jobs, AGroupsProcessKilled_TheRunSaysSo_TheSameCommandResumes) {
+  const std::string killed_db = db("g.db"), err = (dir / "err.txt").string();
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::freopen("/dev/null", "w", stdout);
+    ::freopen(err.c_str(), "w", stderr);
+    ::execl(RACKTWIN_BIN, RACKTWIN_BIN, "run", kSmall.c_str(), "--json", "--jobs", "1", "--db",
+            killed_db.c_str(), nullptr);
+    ::_exit(127);
+  }
+  // Once a group is stored, the worker is on a later one: kill that group's process.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool killed = false;
+  while (!killed && std::chrono::steady_clock::now() < deadline) {
+    if (stored_points(killed_db) > 0)
+      for (pid_t worker : children_of(pid))
+        for (pid_t group : children_of(worker)) killed = killed || kill_running(group);
+    if (!killed) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(killed) << "no group's process was seen before the run ended";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+  std::ifstream in(err);
+  const std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(said.find("killed by signal 9"), std::string::npos) << said;
+  const int before = stored_points(killed_db);
+  EXPECT_GT(before, 0);
+  EXPECT_LT(before, 20);
+
+  const auto resumed = run("run " + kSmall + " --json --jobs 1 --db " + killed_db);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("simulating " + std::to_string(20 - before)), std::string::npos)
+      << resumed.err;
+  EXPECT_EQ(stored_points(killed_db), 20);
 }
 
 // The disk fills while the run stores its points: `ulimit -f` caps every file the run writes at
