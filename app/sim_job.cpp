@@ -273,14 +273,11 @@ std::expected<void, std::string> SimJob::run(const Callbacks& cb) {
   auto hand_next = [&](Child& c) {
     if (c.in < 0 || !c.todo.empty()) return;
     if (!stopping() && next < todo.size()) {
-      const std::size_t g = todo[next++];
-      const std::string line = std::to_string(g) + "\n";
-      if (::send(c.in, line.data(), line.size(), MSG_NOSIGNAL) ==
-          static_cast<ssize_t>(line.size())) {
-        c.todo = {g};
+      // A worker that cannot take it has died: the end of its output reports how.
+      c.todo = {todo[next++]};
+      const std::string line = std::to_string(c.todo[0]) + "\n";
+      if (::send(c.in, line.data(), line.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(line.size()))
         return;
-      }
-      failure = std::string("cannot hand a simulation worker its points: ") + std::strerror(errno);
     }
     ::close(c.in);
     c.in = -1;
@@ -356,7 +353,12 @@ std::expected<void, std::string> SimJob::run(const Callbacks& cb) {
     for (auto& c : running) ::kill(-c.pid, SIGKILL);
   };
 
+  bool killed = false;
   while (true) {
+    if (!failure.empty() && !killed) {  // the workers still simulating stop at once
+      kill_all();
+      killed = true;
+    }
     if (options_.backend == Backend::local)
       while (!stopping() && running.size() < slots && next < todo.size()) start_local();
     if (running.empty()) break;

@@ -5,6 +5,7 @@
 // it (SimGrid runs one engine per process), so a job of many groups pays for starting a process,
 // reading the job and loading the catalog once per worker rather than once per group.
 
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,11 +34,64 @@ void emit_error(std::size_t group, const std::string& why) {
   emit(racktwin::app::Json{{"group", group}, {"error", why}}.dump());
 }
 
-// Simulates one group in a child process. 0 when the child ended cleanly (it sent the group's
-// points and done, or the simulation's error); else 1, with the reason sent (by the child, or
-// here when a signal killed it).
+// The child's side of serve_group: standard output to `out`, standard input from /dev/null, and
+// it dies with the worker (checked after the request, as the worker may have died before it).
+[[noreturn]] void run_group_child(const racktwin::app::LoadedJob& job, std::size_t group, int out,
+                                  pid_t worker) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != worker) ::_exit(1);
+  if (::dup2(out, STDOUT_FILENO) < 0) ::_exit(1);
+  ::close(out);
+  if (const int null = ::open("/dev/null", O_RDONLY); null >= 0) {
+    ::dup2(null, STDIN_FILENO);
+    ::close(null);
+  }
+  auto ok = racktwin::app::run_group(job, group, emit);
+  if (!ok) emit_error(group, ok.error());
+  std::fflush(stdout);
+  ::_exit(ok ? 0 : 1);
+}
+
+// Copies the child's complete lines from `in` to standard output until it closes its end, and
+// returns the last one; a line it left unfinished (killed while writing) is dropped.
+std::string relay_lines(int in) {
+  std::string buffer, last;
+  char chunk[65536];
+  while (true) {
+    const ssize_t n = ::read(in, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    buffer.append(chunk, static_cast<std::size_t>(n));
+    std::size_t done = 0, line = 0;  // the end of the complete lines; the start of the last
+    for (std::size_t nl; (nl = buffer.find('\n', done)) != std::string::npos; done = nl + 1)
+      line = done;
+    if (done == 0) continue;
+    last.assign(buffer, line, done - 1 - line);
+    std::fwrite(buffer.data(), 1, done, stdout);
+    std::fflush(stdout);
+    buffer.erase(0, done);
+  }
+  return last;
+}
+
+// Whether `line` ends a group: its done line, or an error line (the child's own account).
+bool ends_group(const std::string& line, std::size_t group) {
+  if (line == racktwin::app::Json{{"done", group}}.dump()) return true;
+  const auto j = racktwin::app::Json::parse(line, nullptr, false);
+  return j.is_object() && j.contains("error");
+}
+
+// Simulates one group in a child process, relaying its lines. 0 when the child sent the group's
+// points and done; else 1, with the reason sent (by the child, or here when it ended without one:
+// killed, or exited without its results).
 int serve_group(const racktwin::app::LoadedJob& job, std::size_t group) {
+  int fd[2];
+  if (::pipe2(fd, O_CLOEXEC) != 0) {
+    emit_error(group, std::string("cannot create a pipe: ") + std::strerror(errno));
+    return 1;
+  }
   std::fflush(stdout);  // nothing buffered is written twice
+  const pid_t worker = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     emit_error(group, std::string("cannot start a process for a group of points: ") +
@@ -45,16 +99,17 @@ int serve_group(const racktwin::app::LoadedJob& job, std::size_t group) {
     return 1;
   }
   if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    auto ok = racktwin::app::run_group(job, group, emit);
-    if (!ok) emit_error(group, ok.error());
-    std::fflush(stdout);
-    ::_exit(ok ? 0 : 1);
+    ::close(fd[0]);
+    run_group_child(job, group, fd[1], worker);
   }
+  ::close(fd[1]);
+  const std::string last = relay_lines(fd[0]);
+  ::close(fd[0]);
   const int status = racktwin::app::reap(pid);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
-  if (WIFSIGNALED(status))  // an exit status of 1 already sent its error
-    emit_error(group, "the simulation of a group of points " + racktwin::app::exit_text(status));
+  if (last == racktwin::app::Json{{"done", group}}.dump()) return 0;
+  if (!ends_group(last, group))
+    emit_error(group, "the simulation of a group of points " + racktwin::app::exit_text(status) +
+                          " before sending its results");
   return 1;
 }
 
