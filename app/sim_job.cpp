@@ -442,8 +442,7 @@ std::expected<LoadedJob, std::string> load_job(const std::string& job_file) {
     if (!cat) return std::unexpected("cannot load the catalog: " + cat.error().front().to_string());
     if (db::catalog_hash(*cat) != job.at("catalog_hash").get<std::string>())
       return std::unexpected("the catalog's files changed since the job was made");
-    loaded.catalog = std::make_shared<const Catalog>(std::move(*cat));
-    loaded.groups = job.at("groups").size();
+    loaded.catalog = std::move(*cat);
   } catch (const nlohmann::json::exception& e) {
     return std::unexpected("the job file " + job_file + " is malformed: " + e.what());
   }
@@ -453,11 +452,12 @@ std::expected<LoadedJob, std::string> load_job(const std::string& job_file) {
 std::expected<void, std::string> run_group(const LoadedJob& loaded, std::size_t group,
                                            const std::function<void(const std::string&)>& emit) {
   const auto& job = loaded.job;
-  const Catalog& cat = *loaded.catalog;
+  const Catalog& cat = loaded.catalog;
   try {
-    if (group >= loaded.groups)
+    const auto& groups = job.at("groups");
+    if (group >= groups.size())
       return std::unexpected("the job has no group " + std::to_string(group));
-    const auto indices = job.at("groups")[group].get<std::vector<std::size_t>>();
+    const auto indices = groups[group].get<std::vector<std::size_t>>();
     TraceCache traces;
     std::vector<sim::PointSpec> specs;
     for (std::size_t i : indices) {

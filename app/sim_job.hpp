@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <expected>
 #include <functional>
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -110,8 +109,7 @@ std::expected<void, std::string> run_worker(const std::string& job_file, std::si
 struct LoadedJob {
   std::string file;
   nlohmann::json job;
-  std::shared_ptr<const Catalog> catalog;
-  std::size_t groups = 0;
+  Catalog catalog;
 };
 std::expected<LoadedJob, std::string> load_job(const std::string& job_file);
 std::expected<void, std::string> run_group(const LoadedJob& job, std::size_t group,

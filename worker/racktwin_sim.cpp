@@ -74,9 +74,8 @@ std::string relay_lines(int in) {
   return last;
 }
 
-// Whether `line` ends a group: its done line, or an error line (the child's own account).
-bool ends_group(const std::string& line, std::size_t group) {
-  if (line == racktwin::app::Json{{"done", group}}.dump()) return true;
+// Whether `line` is an error line (the child's own account of why it stopped).
+bool is_error(const std::string& line) {
   const auto j = racktwin::app::Json::parse(line, nullptr, false);
   return j.is_object() && j.contains("error");
 }
@@ -107,7 +106,7 @@ int serve_group(const racktwin::app::LoadedJob& job, std::size_t group) {
   ::close(fd[0]);
   const int status = racktwin::app::reap(pid);
   if (last == racktwin::app::Json{{"done", group}}.dump()) return 0;
-  if (!ends_group(last, group))
+  if (!is_error(last))
     emit_error(group, "the simulation of a group of points " + racktwin::app::exit_text(status) +
                           " before sending its results");
   return 1;
